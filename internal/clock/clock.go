@@ -1,0 +1,50 @@
+// Package clock is the one source of time in Frontdesk. Every schedule, TTL
+// and timestamp reads it, so tests can move time instead of sleeping.
+package clock
+
+import (
+	"sync"
+	"time"
+)
+
+// Clock tells the current time.
+type Clock interface {
+	Now() time.Time
+}
+
+// System is the wall clock.
+type System struct{}
+
+// Now returns the current UTC time truncated to microseconds, the precision
+// both storage engines keep.
+func (System) Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// Fake is a settable clock for tests. The zero value starts at the Unix epoch.
+type Fake struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewFake returns a fake clock set to t.
+func NewFake(t time.Time) *Fake { return &Fake{now: t.UTC().Truncate(time.Microsecond)} }
+
+// Now returns the fake time.
+func (f *Fake) Now() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.now
+}
+
+// Set moves the clock to t.
+func (f *Fake) Set(t time.Time) {
+	f.mu.Lock()
+	f.now = t.UTC().Truncate(time.Microsecond)
+	f.mu.Unlock()
+}
+
+// Advance moves the clock forward by d.
+func (f *Fake) Advance(d time.Duration) {
+	f.mu.Lock()
+	f.now = f.now.Add(d)
+	f.mu.Unlock()
+}

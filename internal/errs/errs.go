@@ -1,0 +1,75 @@
+// Package errs is Frontdesk's one error vocabulary. Domain packages return
+// *errs.Error with a contract error code; the HTTP layer alone maps codes to
+// status codes and envelopes. Any other error is an internal error: it is
+// logged and never shown to the caller.
+package errs
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes of the public contract (public-api-v2.md and decisions.md §1).
+const (
+	NotFound             = "NOT_FOUND"
+	MethodNotAllowed     = "METHOD_NOT_ALLOWED"
+	ValidationError      = "VALIDATION_ERROR"
+	ServiceNotFound      = "SERVICE_NOT_FOUND"
+	ProfessionalNotFound = "PROFESSIONAL_NOT_FOUND"
+	EventTypeNotFound    = "EVENT_TYPE_NOT_FOUND"
+	AmbiguousMatch       = "AMBIGUOUS_MATCH"
+	ClientNotFound       = "CLIENT_NOT_FOUND"
+	InvalidPhone         = "INVALID_PHONE"
+	InvalidTimezone      = "INVALID_TIMEZONE"
+	InvalidTimeRange     = "INVALID_TIME_RANGE"
+	NameRequired         = "NAME_REQUIRED"
+	WaitlistInactive     = "WAITLIST_INACTIVE"
+	NoActiveWaitlist     = "NO_ACTIVE_WAITLIST"
+	ServiceNotInWaitlist = "SERVICE_NOT_IN_WAITLIST"
+	StageNotInPipeline   = "STAGE_NOT_IN_PIPELINE"
+	InputNodeInactive    = "INPUT_NODE_INACTIVE"
+	BatchInProgress      = "BATCH_IN_PROGRESS"
+	IdempotencyReused    = "IDEMPOTENCY_KEY_REUSED"
+	IdempotencyBusy      = "IDEMPOTENCY_IN_PROGRESS"
+	IngestRowFailed      = "INGEST_ROW_FAILED"
+	ImportHasErrors      = "IMPORT_HAS_ERRORS"
+	IngestRolledBack     = "INGEST_ROLLED_BACK"
+	MoveNotAllowed       = "MOVE_NOT_ALLOWED"
+	PayloadTooLarge      = "PAYLOAD_TOO_LARGE"
+	Internal             = "INTERNAL_ERROR"
+)
+
+// Error is an error the caller is meant to see: a contract code, a human
+// message and optional structured details.
+type Error struct {
+	Code    string
+	Message string
+	Details any
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// New returns an *Error with a formatted message and no details.
+func New(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithDetails returns an *Error carrying details.
+func WithDetails(code string, details any, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Details: details}
+}
+
+// Code returns the contract code of err, or Internal when err is not an *Error.
+func Code(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return Internal
+}
+
+// Is reports whether err is an *Error with the given code.
+func Is(err error, code string) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}
