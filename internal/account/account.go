@@ -1,0 +1,50 @@
+// Package account holds tenants and their API keys. Every other area takes
+// an Account as the first argument of its use cases and store calls: a query
+// cannot be written without the tenant it is scoped to.
+package account
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/errs"
+)
+
+// Account is one customer workspace, as resolved from an API key.
+type Account struct {
+	ID            int64
+	Slug          string
+	Name          string
+	Timezone      string
+	DefaultRegion string
+}
+
+// Location returns the account's time zone (UTC when unknown).
+func (a Account) Location() *time.Location {
+	if loc, err := time.LoadLocation(a.Timezone); err == nil {
+		return loc
+	}
+	return time.UTC
+}
+
+const selectAccount = `SELECT id, slug, name, timezone, default_region FROM accounts`
+
+func scanAccount(row interface{ Scan(...any) error }) (Account, error) {
+	var a Account
+	err := row.Scan(&a.ID, &a.Slug, &a.Name, &a.Timezone, &a.DefaultRegion)
+	return a, err
+}
+
+// BySlug finds an account by its slug.
+func BySlug(ctx context.Context, q db.Querier, slug string) (Account, error) {
+	a, err := scanAccount(q.QueryRow(ctx, selectAccount+` WHERE slug = ?`, slug))
+	if db.IsNoRows(err) {
+		return Account{}, errs.New(errs.NotFound, "account %q not found", slug)
+	}
+	if err != nil {
+		return Account{}, fmt.Errorf("account by slug: %w", err)
+	}
+	return a, nil
+}

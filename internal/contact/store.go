@@ -1,0 +1,320 @@
+package contact
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/phone"
+)
+
+// Client is a stored contact.
+type Client struct {
+	ID        int64
+	FirstName string
+	LastName  string
+	Phone     phone.Number // zero when the client has no phone
+	Email     string       // "" when none
+	Company   string       // "" when none
+	Timezone  string       // "" when none
+	Data      map[string]any
+	LeadValue *float64
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Name is the display name.
+func (c Client) Name() string { return DisplayName(c.FirstName, c.LastName) }
+
+// Ref is the {id, name, phone} shape embedded in booking responses.
+type Ref struct {
+	ID    int64   `json:"id"`
+	Name  string  `json:"name"`
+	Phone *string `json:"phone"`
+}
+
+// Ref returns the client's embedded reference.
+func (c Client) Ref() Ref { return Ref{ID: c.ID, Name: c.Name(), Phone: c.PhoneE164()} }
+
+// PhoneE164 is the phone in E.164, or nil.
+func (c Client) PhoneE164() *string {
+	if c.Phone.IsZero() {
+		return nil
+	}
+	s := c.Phone.E164()
+	return &s
+}
+
+// EmailOrNil is the e-mail, or nil.
+func (c Client) EmailOrNil() *string { return strOrNil(c.Email) }
+
+// CompanyOrNil is the company, or nil.
+func (c Client) CompanyOrNil() *string { return strOrNil(c.Company) }
+
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Summary is the {id, name, first_name, last_name, phone, email, company}
+// shape of conversation and pipeline responses.
+type Summary struct {
+	ID        int64   `json:"id"`
+	Name      string  `json:"name"`
+	FirstName string  `json:"first_name"`
+	LastName  string  `json:"last_name"`
+	Phone     *string `json:"phone"`
+	Email     *string `json:"email"`
+	Company   *string `json:"company"`
+}
+
+// Summary returns the client's summary shape.
+func (c Client) Summary() Summary {
+	return Summary{ID: c.ID, Name: c.Name(), FirstName: c.FirstName, LastName: c.LastName,
+		Phone: c.PhoneE164(), Email: c.EmailOrNil(), Company: c.CompanyOrNil()}
+}
+
+// Columns is the select list that Scan reads, for queries that join clients
+// under the alias c.
+const Columns = `c.id, c.first_name, c.last_name, c.phone_cc, c.phone_national, c.email, c.company, c.timezone, c.data, c.lead_value, c.created_at, c.updated_at`
+
+// Scan reads a row selected with Columns.
+func Scan(row interface{ Scan(...any) error }, extra ...any) (Client, error) {
+	var (
+		c                        Client
+		cc                       sql.NullInt64
+		national, email, company sql.NullString
+		tz                       sql.NullString
+		data                     string
+		lead                     sql.NullFloat64
+		created, updated         int64
+	)
+	dest := append([]any{&c.ID, &c.FirstName, &c.LastName, &cc, &national, &email, &company, &tz, &data, &lead, &created, &updated}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return c, err
+	}
+	if national.Valid {
+		c.Phone = phone.Number{CountryCode: int(cc.Int64), National: national.String}
+	}
+	c.Email, c.Company, c.Timezone = email.String, company.String, tz.String
+	if lead.Valid {
+		v := lead.Float64
+		c.LeadValue = &v
+	}
+	c.Data = map[string]any{}
+	if data != "" {
+		json.Unmarshal([]byte(data), &c.Data)
+	}
+	c.CreatedAt, c.UpdatedAt = db.Time(created), db.Time(updated)
+	return c, nil
+}
+
+func query(ctx context.Context, q db.Querier, where string, args ...any) ([]Client, error) {
+	rows, err := q.Query(ctx, `SELECT `+Columns+` FROM clients c WHERE `+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("find clients: %w", err)
+	}
+	defer rows.Close()
+	var out []Client
+	for rows.Next() {
+		c, err := Scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// Get returns one client of acct, or db.ErrNoRows.
+func Get(ctx context.Context, q db.Querier, acct account.Account, id int64) (Client, error) {
+	return Scan(q.QueryRow(ctx, `SELECT `+Columns+` FROM clients c WHERE c.account_id = ? AND c.id = ?`, acct.ID, id))
+}
+
+// chunk splits a lookup list so one IN list never exceeds the engine's
+// parameter limit; a 500-row batch is one query.
+func chunk[T any](vals []T, fn func([]T) error) error {
+	const size = 1000
+	for start := 0; start < len(vals); start += size {
+		if err := fn(vals[start:min(start+size, len(vals))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ByIDs loads the clients of acct with these ids, in one query per 1000 ids.
+func ByIDs(ctx context.Context, q db.Querier, acct account.Account, ids []int64) (map[int64]Client, error) {
+	out := make(map[int64]Client, len(ids))
+	err := chunk(dedupe(ids), func(part []int64) error {
+		in, args := db.In(part)
+		found, err := query(ctx, q, `c.account_id = ? AND c.id IN `+in, append([]any{acct.ID}, args...)...)
+		for _, c := range found {
+			out[c.ID] = c
+		}
+		return err
+	})
+	return out, err
+}
+
+// ByNationals loads the clients of acct owning these national phone digits,
+// keyed by national digits (whatever their country code).
+func ByNationals(ctx context.Context, q db.Querier, acct account.Account, nationals []string) (map[string]Client, error) {
+	out := make(map[string]Client, len(nationals))
+	err := chunk(dedupe(nationals), func(part []string) error {
+		in, args := db.In(part)
+		found, err := query(ctx, q, `c.account_id = ? AND c.phone_national IN `+in, append([]any{acct.ID}, args...)...)
+		for _, c := range found {
+			out[c.Phone.National] = c
+		}
+		return err
+	})
+	return out, err
+}
+
+// ByEmails loads the clients of acct with these e-mails (matched
+// case-insensitively), keyed by NormEmail. E-mail is not unique: when several
+// clients share one, the oldest wins.
+func ByEmails(ctx context.Context, q db.Querier, acct account.Account, emails []string) (map[string]Client, error) {
+	norm := make([]string, 0, len(emails))
+	for _, e := range emails {
+		norm = append(norm, NormEmail(e))
+	}
+	out := make(map[string]Client, len(norm))
+	err := chunk(dedupe(norm), func(part []string) error {
+		in, args := db.In(part)
+		found, err := query(ctx, q, `c.account_id = ? AND c.email_norm IN `+in+` ORDER BY c.id`, append([]any{acct.ID}, args...)...)
+		for _, c := range found {
+			k := NormEmail(c.Email)
+			if _, seen := out[k]; !seen {
+				out[k] = c
+			}
+		}
+		return err
+	})
+	return out, err
+}
+
+func dedupe[T comparable](vals []T) []T {
+	seen := make(map[T]bool, len(vals))
+	out := make([]T, 0, len(vals))
+	var zero T
+	for _, v := range vals {
+		if v != zero && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// New is a client to create.
+type New struct {
+	FirstName, LastName string
+	Phone               phone.Number
+	Email               string
+	Company             string
+	Timezone            string
+	Data                map[string]any
+	LeadValue           *float64
+}
+
+// InsertMany creates clients with one multi-row statement and returns their
+// ids in order. The caller holds LockClients, so no concurrent writer can
+// have taken one of the phones since the caller looked them up.
+func InsertMany(ctx context.Context, tx *db.Tx, acct account.Account, clients []New, now time.Time) ([]int64, error) {
+	if len(clients) == 0 {
+		return nil, nil
+	}
+	ids, err := tx.Dialect().ReserveIDs(ctx, tx, "clients", len(clients))
+	if err != nil {
+		return nil, err
+	}
+	rows := make([][]any, len(clients))
+	for i, c := range clients {
+		rows[i] = insertRow(ids[i], acct, c, now)
+	}
+	err = db.InsertMany(ctx, tx, `INSERT INTO clients (id, account_id, first_name, last_name, name_search, phone_cc, phone_national,
+		email, email_norm, company, timezone, data, lead_value, created_at, updated_at)`, rows, "")
+	if err != nil {
+		return nil, fmt.Errorf("insert clients: %w", err)
+	}
+	return ids, nil
+}
+
+func insertRow(id int64, acct account.Account, c New, now time.Time) []any {
+	var cc, national, email, emailNorm any
+	if !c.Phone.IsZero() {
+		cc, national = c.Phone.CountryCode, c.Phone.National
+	}
+	if e := strings.TrimSpace(c.Email); e != "" {
+		email, emailNorm = e, NormEmail(e)
+	}
+	data := c.Data
+	if data == nil {
+		data = map[string]any{}
+	}
+	b, _ := json.Marshal(data)
+	var lead any
+	if c.LeadValue != nil {
+		lead = *c.LeadValue
+	}
+	return []any{id, acct.ID, strings.TrimSpace(c.FirstName), strings.TrimSpace(c.LastName), SearchName(c.FirstName, c.LastName),
+		cc, national, email, emailNorm, db.Null(strings.TrimSpace(c.Company)), db.Null(c.Timezone), string(b), lead, db.Micros(now), db.Micros(now)}
+}
+
+// LockClients serialises the transactions that may create clients in one
+// account, so "look up, then create what is missing" can never race into a
+// duplicate or a unique-key failure. SQLite needs nothing: its write
+// transactions (BEGIN IMMEDIATE) already run one at a time. On PostgreSQL it
+// takes a transaction-scoped advisory lock on the account.
+func LockClients(ctx context.Context, tx *db.Tx, acct account.Account) error {
+	if tx.Dialect().Engine != db.Postgres {
+		return nil
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "clients/%d", acct.ID)
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(h.Sum64()))
+	return err
+}
+
+// PhoneConflict is a phone whose national digits belong to a client stored
+// under another country code: never matched silently.
+type PhoneConflict struct {
+	ClientID int64
+}
+
+func (e *PhoneConflict) Error() string {
+	return fmt.Sprintf("the national digits of this phone belong to client %d under another country code", e.ClientID)
+}
+
+// MatchOrCreateByPhone is the single-object rule of booking and the waiting
+// list: the client owning the phone's national digits is used as stored;
+// otherwise one is created from n. A match under another country code is a
+// *PhoneConflict. The caller holds LockClients.
+func MatchOrCreateByPhone(ctx context.Context, tx *db.Tx, acct account.Account, n New, now time.Time) (c Client, created bool, err error) {
+	found, err := ByNationals(ctx, tx, acct, []string{n.Phone.National})
+	if err != nil {
+		return Client{}, false, err
+	}
+	if c, ok := found[n.Phone.National]; ok {
+		if c.Phone.CountryCode != n.Phone.CountryCode {
+			return Client{}, false, &PhoneConflict{ClientID: c.ID}
+		}
+		return c, false, nil
+	}
+	ids, err := InsertMany(ctx, tx, acct, []New{n}, now)
+	if err != nil {
+		return Client{}, false, err
+	}
+	c, err = Get(ctx, tx, acct, ids[0])
+	return c, true, err
+}

@@ -1,0 +1,66 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/frontdesk/frontdesk/internal/db"
+)
+
+// metrics are the server's Prometheus series. Routes are labelled by their
+// pattern, never by raw path, so cardinality stays bounded.
+type metrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	rows     *prometheus.CounterVec
+	batch    *prometheus.HistogramVec
+}
+
+func newMetrics(reg *prometheus.Registry, store *db.DB) *metrics {
+	m := &metrics{
+		reg: reg,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "frontdesk_http_requests_total", Help: "HTTP requests by route, method and status.",
+		}, []string{"route", "method", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "frontdesk_http_request_duration_seconds", Help: "HTTP request latency by route.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"route"}),
+		rows: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "frontdesk_batch_rows_total", Help: "Batch rows processed by endpoint and row status.",
+		}, []string{"endpoint", "status"}),
+		batch: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "frontdesk_batch_size_rows", Help: "Rows per batch request.",
+			Buckets: []float64{1, 10, 50, 100, 250, 500},
+		}, []string{"endpoint"}),
+	}
+	reg.MustRegister(m.requests, m.latency, m.rows, m.batch)
+	if store != nil {
+		reg.MustRegister(collectors.NewDBStatsCollector(store.SQL(), string(store.Engine())))
+	}
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+func (m *metrics) observe(method, route string, status int, d time.Duration) {
+	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+	m.latency.WithLabelValues(route).Observe(d.Seconds())
+}
+
+// batchRows records a batch's size and its rows by status.
+func (m *metrics) batchRows(endpoint string, size int, byStatus map[string]int) {
+	m.batch.WithLabelValues(endpoint).Observe(float64(size))
+	for status, n := range byStatus {
+		m.rows.WithLabelValues(endpoint, status).Add(float64(n))
+	}
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}

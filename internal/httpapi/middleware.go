@@ -1,0 +1,224 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/errs"
+)
+
+type ctxKey int
+
+const (
+	keyAccount ctxKey = iota
+	keyLog
+	keyInfo
+)
+
+// requestInfo is filled in as the request travels, for the access log.
+type requestInfo struct {
+	id        string
+	route     string
+	accountID int64
+}
+
+func accountFrom(ctx context.Context) account.Account {
+	a, _ := ctx.Value(keyAccount).(account.Account)
+	return a
+}
+
+func logFrom(r *http.Request) *slog.Logger {
+	if l, ok := r.Context().Value(keyLog).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}
+
+func newRequestID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// sanitizeRequestID accepts a caller's id only when it is short and printable.
+func sanitizeRequestID(s string) string {
+	if s == "" || len(s) > 128 {
+		return ""
+	}
+	for _, c := range s {
+		if c < 0x21 || c > 0x7e {
+			return ""
+		}
+	}
+	return s
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// observe gives every request an id, recovers panics as 500 envelopes, and
+// writes one structured access-log line and the metrics.
+func (s *Server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		info := &requestInfo{id: sanitizeRequestID(r.Header.Get("X-Request-Id"))}
+		if info.id == "" {
+			info.id = newRequestID()
+		}
+		w.Header().Set("X-Request-Id", info.id)
+		log := s.log.With("request_id", info.id)
+		ctx := context.WithValue(context.WithValue(r.Context(), keyLog, log), keyInfo, info)
+		r = r.WithContext(ctx)
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				log.Error("panic", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				if sw.status == 0 {
+					writeError(sw, r, fmt.Errorf("panic: %v", p))
+				}
+			}
+			elapsed := time.Since(start)
+			route := info.route
+			if route == "" {
+				route = "unmatched"
+			}
+			s.metrics.observe(r.Method, route, sw.status, elapsed)
+			log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+				slog.String("method", r.Method), slog.String("route", route), slog.String("path", r.URL.Path),
+				slog.Int("status", sw.status), slog.Int("bytes", sw.bytes),
+				slog.Duration("duration", elapsed), slog.Int64("account_id", info.accountID))
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+const (
+	msgUnauthorized = "Unauthorized"
+	msgInvalidKey   = "Invalid or expired API key. Check your credentials."
+)
+
+func unauthorized(w http.ResponseWriter, detail string) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="frontdesk"`)
+	writeJSON(w, http.StatusUnauthorized, map[string]string{"detail": detail})
+}
+
+// bearer extracts the key of an "Authorization: Bearer <key>" header; the
+// scheme word is case-insensitive.
+func bearer(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	scheme, key, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	key = strings.TrimSpace(key)
+	return key, key != ""
+}
+
+// authenticate guards every public path (known or not) before routing, as
+// the contract's order of checks asks.
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, publicPrefix+"/") || r.URL.Path == publicPrefix+"/openapi.json" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		key, ok := bearer(r)
+		if !ok {
+			unauthorized(w, msgUnauthorized)
+			return
+		}
+		acct, err := s.auth.Authenticate(r.Context(), key)
+		if err == account.ErrInvalidKey {
+			unauthorized(w, msgInvalidKey)
+			return
+		}
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		if info, ok := r.Context().Value(keyInfo).(*requestInfo); ok {
+			info.accountID = acct.ID
+		}
+		ctx := context.WithValue(r.Context(), keyAccount, acct)
+		ctx = context.WithValue(ctx, keyLog, logFrom(r).With("account_id", acct.ID))
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// route dispatches to the mux, answering unknown paths and wrong methods in
+// the calendar envelope instead of the mux's plain text.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	h, pattern := s.mux.Handler(r)
+	if pattern == "" {
+		probe := &headerOnly{header: http.Header{}}
+		h.ServeHTTP(probe, r)
+		if probe.status == http.StatusMethodNotAllowed {
+			if allow := probe.header.Get("Allow"); allow != "" {
+				w.Header().Set("Allow", allow)
+			}
+			writeError(w, r, errs.New(errs.MethodNotAllowed, "Method %s is not allowed on %s.", r.Method, r.URL.Path))
+			return
+		}
+		writeError(w, r, errs.New(errs.NotFound, "No route matches %s %s.", r.Method, r.URL.Path))
+		return
+	}
+	if info, ok := r.Context().Value(keyInfo).(*requestInfo); ok {
+		info.route = pattern
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// headerOnly records what the mux's own error handler would answer.
+type headerOnly struct {
+	header http.Header
+	status int
+}
+
+func (h *headerOnly) Header() http.Header         { return h.header }
+func (h *headerOnly) Write(b []byte) (int, error) { return len(b), nil }
+func (h *headerOnly) WriteHeader(code int)        { h.status = code }
+
+// adminOnly guards the admin routes with the admin token.
+func (s *Server) adminOnly(next handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		key, ok := bearer(r)
+		if !ok || subtle.ConstantTimeCompare([]byte(key), []byte(s.adminToken)) != 1 {
+			unauthorized(w, msgUnauthorized)
+			return nil
+		}
+		return next(w, r)
+	}
+}

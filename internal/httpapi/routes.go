@@ -1,0 +1,46 @@
+package httpapi
+
+// routes maps the whole HTTP surface on one screen.
+func (s *Server) routes() {
+	// Operations: no key needed.
+	s.handle("GET /healthz", s.handleHealth)
+	s.handle("GET /readyz", s.handleReady)
+	s.mux.Handle("GET /metrics", s.metrics.handler())
+
+	const p = publicPrefix
+	// Calendar.
+	s.handle("GET "+p+"/calendar/services", s.handleListServices)
+	s.handle("GET "+p+"/calendar/availability", s.handleAvailability)
+	s.handle("POST "+p+"/calendar/events", s.handleBook)
+
+	// Waiting lists.
+	s.handle("POST "+p+"/calendar/waitlist/entries", s.handleWaitlistAdd)
+	s.handle("POST "+p+"/calendar/waitlist/entries/batch", s.handleWaitlistBatch)
+	s.handle("POST "+p+"/calendar/waitlist/entries/remove", s.handleWaitlistRemoveMany)
+	s.handle("GET "+p+"/calendar/waitlist/entries", s.handleWaitlistList)
+	s.handle("GET "+p+"/calendar/waitlist/entries/{entry_id}", s.handleWaitlistGet)
+	s.handle("DELETE "+p+"/calendar/waitlist/entries/{entry_id}", s.handleWaitlistRemove)
+	s.handle("GET "+p+"/calendar/waitlist/summary", s.handleWaitlistSummary)
+
+	// Pipelines.
+	s.handle("GET "+p+"/leadflow/pipelines", s.handleListPipelines)
+	s.handle("GET "+p+"/leadflow/pipelines/{pipeline_id}/stages", s.handleListStages)
+	s.handle("GET "+p+"/leadflow/pipelines/{pipeline_id}/input-nodes", s.handleListInputNodes)
+	s.handle("GET "+p+"/leadflow/pipelines/{pipeline_id}/clients", s.handleListPipelineClients)
+	s.handle("POST "+p+"/leadflow/pipelines/{pipeline_id}/clients/add", s.handleAddClients)
+	s.handle("POST "+p+"/leadflow/pipelines/{pipeline_id}/clients/remove", s.handleRemoveClients)
+	s.handle("PATCH "+p+"/leadflow/pipelines/{pipeline_id}/clients/{client_id}/move", s.handleMoveClient)
+	s.handle("POST "+p+"/leadflow/ingest/{input_node_uuid}/batch", s.handleIngestBatch)
+	s.handle("POST "+p+"/leadflow/ingest/{input_node_uuid}", s.handleIngestOne)
+
+	// Chat history (read-only).
+	s.handle("GET "+p+"/chat/conversations", s.handleListConversations)
+	s.handle("GET "+p+"/chat/conversations/{session_id}/messages", s.handleListMessages)
+
+	// Dashboard side: provisioning and channel writes (off without an admin token).
+	if s.adminToken != "" {
+		s.handle("PUT /api/v2/admin/workspaces/{slug}", s.adminOnly(s.handleApplyWorkspace))
+		s.handle("POST /api/v2/admin/workspaces/{slug}/conversations/{session_id}/messages", s.adminOnly(s.handleAppendMessage))
+		s.handle("PATCH /api/v2/admin/workspaces/{slug}/conversations/{session_id}", s.adminOnly(s.handleUpdateConversation))
+	}
+}

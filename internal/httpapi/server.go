@@ -1,0 +1,83 @@
+// Package httpapi is Frontdesk's thin HTTP layer: it authenticates, decodes
+// and validates requests into the contract's 422 items, calls the area
+// packages, and encodes their results and errors into the contract's
+// envelopes. It holds no business rules and writes no SQL.
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/clock"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/workspace"
+)
+
+const publicPrefix = "/api/v2/public"
+
+// Config holds every dependency of the server.
+type Config struct {
+	DB         *db.DB
+	Clock      clock.Clock
+	Log        *slog.Logger
+	AdminToken string // admin routes are off when empty
+	Registry   *prometheus.Registry
+}
+
+// Server serves the public API, the admin routes and the operational
+// endpoints.
+type Server struct {
+	db         *db.DB
+	clock      clock.Clock
+	log        *slog.Logger
+	adminToken string
+	auth       *account.Authenticator
+	workspace  *workspace.Applier
+	metrics    *metrics
+	mux        *http.ServeMux
+	handler    http.Handler
+}
+
+// NewServer builds the server and its routes.
+func NewServer(cfg Config) *Server {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.System{}
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Registry == nil {
+		cfg.Registry = prometheus.NewRegistry()
+	}
+	s := &Server{
+		db:         cfg.DB,
+		clock:      cfg.Clock,
+		log:        cfg.Log,
+		adminToken: cfg.AdminToken,
+		auth:       &account.Authenticator{DB: cfg.DB, Clock: cfg.Clock},
+		workspace:  &workspace.Applier{DB: cfg.DB, Now: cfg.Clock.Now},
+		metrics:    newMetrics(cfg.Registry, cfg.DB),
+		mux:        http.NewServeMux(),
+	}
+	s.routes()
+	s.handler = s.observe(s.authenticate(http.HandlerFunc(s.route)))
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// handlerFunc is a handler that may fail; handle turns its error into the
+// contract's envelope.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+func (s *Server) handle(pattern string, h handlerFunc) {
+	s.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			writeError(w, r, err)
+		}
+	}))
+}

@@ -1,0 +1,717 @@
+package workspace
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/contact"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/phone"
+)
+
+// Result is what apply prints (decisions.md §6).
+type Result struct {
+	Account struct {
+		ID   int64  `json:"id"`
+		Slug string `json:"slug"`
+	} `json:"account"`
+	APIKeys map[string]string `json:"api_keys"`
+	IDs     IDs               `json:"ids"`
+}
+
+// IDs maps file keys to the ids the server assigned.
+type IDs struct {
+	Services        map[string]int64  `json:"services"`
+	Professionals   map[string]int64  `json:"professionals"`
+	EventTypes      map[string]int64  `json:"event_types"`
+	Users           map[string]int64  `json:"users"`
+	AIAgents        map[string]int64  `json:"ai_agents"`
+	DispositionTags map[string]int64  `json:"disposition_tags"`
+	Waitlists       map[string]int64  `json:"waitlists"`
+	Pipelines       map[string]int64  `json:"pipelines"`
+	Stages          map[string]int64  `json:"stages"`
+	InputNodes      map[string]string `json:"input_nodes"`
+	Clients         map[string]int64  `json:"clients"`
+	Conversations   map[string]int64  `json:"conversations"`
+}
+
+// PasswordHasher turns a plaintext password into its stored hash; nil keeps
+// passwords out of the store.
+type PasswordHasher func(string) (string, error)
+
+// Applier applies workspace files.
+type Applier struct {
+	DB           *db.DB
+	Now          func() time.Time
+	HashPassword PasswordHasher
+}
+
+// Apply parses, validates and applies data in one transaction.
+func (a *Applier) Apply(ctx context.Context, data []byte) (*Result, error) {
+	f, err := Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	return a.ApplyFile(ctx, f)
+}
+
+// ApplyFile validates and applies f in one transaction. Nothing is written
+// when the file is invalid.
+func (a *Applier) ApplyFile(ctx context.Context, f *File) (*Result, error) {
+	var res *Result
+	err := a.DB.Transact(ctx, func(tx *db.Tx) error {
+		known, err := loadKnown(ctx, tx, f.Account.Slug)
+		if err != nil {
+			return err
+		}
+		if err := Validate(f, known); err != nil {
+			return err
+		}
+		ap := &applier{tx: tx, f: f, now: a.Now().UTC().Truncate(time.Microsecond), hash: a.HashPassword}
+		res, err = ap.apply(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+type applier struct {
+	tx   *db.Tx
+	f    *File
+	now  time.Time
+	hash PasswordHasher
+	acct account.Account
+	res  *Result
+	// stage ids by pipeline key then stage key
+	stages map[string]map[string]int64
+}
+
+func (ap *applier) apply(ctx context.Context) (*Result, error) {
+	ap.res = &Result{APIKeys: map[string]string{}, IDs: IDs{
+		Services: map[string]int64{}, Professionals: map[string]int64{}, EventTypes: map[string]int64{},
+		Users: map[string]int64{}, AIAgents: map[string]int64{}, DispositionTags: map[string]int64{},
+		Waitlists: map[string]int64{}, Pipelines: map[string]int64{}, Stages: map[string]int64{},
+		InputNodes: map[string]string{}, Clients: map[string]int64{}, Conversations: map[string]int64{},
+	}}
+	steps := []func(context.Context) error{
+		ap.account, ap.apiKeys, ap.users, ap.agents, ap.eventTypes, ap.professionals, ap.services,
+		ap.waitlists, ap.webhooks, ap.dispositions, ap.pipelines, ap.clients, ap.conversations,
+	}
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return nil, err
+		}
+	}
+	ap.res.Account.ID = ap.acct.ID
+	ap.res.Account.Slug = ap.acct.Slug
+	return ap.res, nil
+}
+
+// upsert inserts a row or updates it only where a value differs, so a
+// repeated apply writes nothing, and returns the row's id. keys are the
+// conflict columns (with their values); set are compared and updated;
+// insertOnly are written on insert alone.
+func (ap *applier) upsert(ctx context.Context, table, conflictWhere string, keys, set, insertOnly []col) (int64, error) {
+	all := append(append(append([]col{}, keys...), set...), insertOnly...)
+	names := make([]string, len(all))
+	args := make([]any, len(all))
+	for i, c := range all {
+		names[i], args[i] = c.name, c.val
+	}
+	keyNames := make([]string, len(keys))
+	for i, c := range keys {
+		keyNames[i] = c.name
+	}
+	q := fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (%s)%s ", table, strings.Join(names, ", "),
+		strings.TrimSuffix(strings.Repeat("?, ", len(all)), ", "), strings.Join(keyNames, ", "), conflictWhere)
+	if len(set) == 0 {
+		q += "DO NOTHING"
+	} else {
+		assigns := make([]string, len(set))
+		mine := make([]string, len(set))
+		theirs := make([]string, len(set))
+		for i, c := range set {
+			assigns[i] = c.name + " = excluded." + c.name
+			mine[i] = table + "." + c.name
+			theirs[i] = "excluded." + c.name
+		}
+		q += fmt.Sprintf("DO UPDATE SET %s WHERE (%s) IS DISTINCT FROM (%s)", strings.Join(assigns, ", "),
+			strings.Join(mine, ", "), strings.Join(theirs, ", "))
+	}
+	if _, err := ap.tx.Exec(ctx, q, args...); err != nil {
+		return 0, fmt.Errorf("upsert %s: %w", table, err)
+	}
+	where := make([]string, len(keys))
+	keyArgs := make([]any, len(keys))
+	for i, c := range keys {
+		where[i], keyArgs[i] = c.name+" = ?", c.val
+	}
+	var id int64
+	if err := ap.tx.QueryRow(ctx, fmt.Sprintf("SELECT id FROM %s WHERE %s", table, strings.Join(where, " AND ")), keyArgs...).Scan(&id); err != nil {
+		return 0, fmt.Errorf("upsert %s: read id: %w", table, err)
+	}
+	return id, nil
+}
+
+type col struct {
+	name string
+	val  any
+}
+
+func c(name string, val any) col { return col{name, val} }
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only called with values built here
+	}
+	return string(b)
+}
+
+func (ap *applier) account(ctx context.Context) error {
+	a := ap.f.Account
+	name := a.Name
+	if name == "" {
+		name = a.Slug
+	}
+	tz := a.Timezone
+	if tz == "" {
+		tz = "UTC"
+	}
+	notif := "{}"
+	if ap.f.Notifications != nil {
+		n := *ap.f.Notifications
+		if n.Reminders == nil {
+			n.Reminders = []string{}
+		}
+		notif = jsonText(n)
+	}
+	set := []col{c("name", name), c("timezone", tz), c("default_region", strings.ToUpper(a.DefaultRegion))}
+	if ap.f.Notifications != nil {
+		set = append(set, c("notifications", notif))
+	}
+	id, err := ap.upsert(ctx, "accounts", "", []col{c("slug", a.Slug)}, set,
+		[]col{c("created_at", db.Micros(ap.now)), c("updated_at", db.Micros(ap.now))})
+	if err != nil {
+		return err
+	}
+	ap.acct, err = account.BySlug(ctx, ap.tx, a.Slug)
+	if err == nil && ap.acct.ID != id {
+		err = fmt.Errorf("account id mismatch")
+	}
+	return err
+}
+
+func (ap *applier) apiKeys(ctx context.Context) error {
+	for _, k := range ap.f.APIKeys {
+		var (
+			id      int64
+			revoked *int64
+		)
+		err := ap.tx.QueryRow(ctx, `SELECT id, revoked_at FROM api_keys WHERE account_id = ? AND file_key = ?`, ap.acct.ID, k.Key).Scan(&id, &revoked)
+		expires := time.Time{}
+		if k.ExpiresAt != "" {
+			expires, _ = time.Parse(time.RFC3339Nano, k.ExpiresAt)
+		}
+		switch {
+		case db.IsNoRows(err):
+			name := k.Name
+			if name == "" {
+				name = k.Key
+			}
+			plain, err := account.InsertKey(ctx, ap.tx, ap.acct, account.NewKey{
+				FileKey: k.Key, Name: name, Value: k.Value, ExpiresAt: expires, Revoked: k.Revoked,
+			}, ap.now)
+			if err != nil {
+				return fmt.Errorf("api key %q: %w", k.Key, err)
+			}
+			ap.res.APIKeys[k.Key] = plain
+		case err != nil:
+			return err
+		default:
+			// An existing key keeps its secret; the file can still expire or
+			// revoke it (never un-revoke: a leaked key stays dead).
+			if k.Revoked && revoked == nil {
+				if _, err := ap.tx.Exec(ctx, `UPDATE api_keys SET revoked_at = ? WHERE id = ?`, db.Micros(ap.now), id); err != nil {
+					return err
+				}
+			}
+			if _, err := ap.tx.Exec(ctx, `UPDATE api_keys SET expires_at = ? WHERE id = ? AND expires_at IS DISTINCT FROM ?`,
+				db.NullMicros(expires), id, db.NullMicros(expires)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (ap *applier) owned(key string) []col {
+	return []col{c("account_id", ap.acct.ID), c("file_key", key)}
+}
+
+func (ap *applier) users(ctx context.Context) error {
+	for _, u := range ap.f.Users {
+		id, err := ap.upsert(ctx, "users", "", ap.owned(u.Key),
+			[]col{c("name", u.Name), c("email", strings.TrimSpace(u.Email)), c("active", boolOr(u.Active, true))},
+			[]col{c("created_at", db.Micros(ap.now))})
+		if err != nil {
+			return err
+		}
+		if u.Password != "" && ap.hash != nil {
+			if err := ap.setPassword(ctx, id, u.Password); err != nil {
+				return err
+			}
+		}
+		ap.res.IDs.Users[u.Key] = id
+	}
+	return nil
+}
+
+// setPassword stores a new hash only when the password changed, so a
+// repeated apply writes nothing.
+func (ap *applier) setPassword(ctx context.Context, userID int64, password string) error {
+	var current *string
+	if err := ap.tx.QueryRow(ctx, `SELECT password_hash FROM users WHERE id = ?`, userID).Scan(&current); err != nil {
+		return err
+	}
+	if current != nil && PasswordMatches != nil && PasswordMatches(*current, password) {
+		return nil
+	}
+	h, err := ap.hash(password)
+	if err != nil {
+		return err
+	}
+	_, err = ap.tx.Exec(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, h, userID)
+	return err
+}
+
+// PasswordMatches compares a stored hash with a plaintext password; set by
+// the package that owns sign-in.
+var PasswordMatches func(hash, password string) bool
+
+func (ap *applier) agents(ctx context.Context) error {
+	for _, a := range ap.f.AIAgents {
+		id, err := ap.upsert(ctx, "ai_agents", "", ap.owned(a.Key), []col{c("name", a.Name)}, []col{c("created_at", db.Micros(ap.now))})
+		if err != nil {
+			return err
+		}
+		ap.res.IDs.AIAgents[a.Key] = id
+	}
+	return nil
+}
+
+func (ap *applier) eventTypes(ctx context.Context) error {
+	for _, et := range ap.f.EventTypes {
+		id, err := ap.upsert(ctx, "event_types", "", ap.owned(et.Key),
+			[]col{c("name", et.Name), c("color", et.Color), c("active", boolOr(et.Active, true))}, nil)
+		if err != nil {
+			return err
+		}
+		ap.res.IDs.EventTypes[et.Key] = id
+	}
+	return nil
+}
+
+func (ap *applier) professionals(ctx context.Context) error {
+	for _, p := range ap.f.Professionals {
+		hours := map[string][]string{}
+		for d, spans := range p.WorkingHours {
+			hours[d] = append([]string{}, spans...)
+			sort.Strings(hours[d])
+		}
+		off := p.TimeOff
+		if off == nil {
+			off = []TimeOffSpec{}
+		}
+		id, err := ap.upsert(ctx, "professionals", "", ap.owned(p.Key),
+			[]col{c("name", p.Name), c("active", boolOr(p.Active, true)), c("working_hours", jsonText(hours)), c("time_off", jsonText(off))}, nil)
+		if err != nil {
+			return err
+		}
+		ap.res.IDs.Professionals[p.Key] = id
+	}
+	return nil
+}
+
+// idOf finds the id of an object by file key: from this run, else from the
+// store (an earlier file).
+func (ap *applier) idOf(ctx context.Context, table string, ids map[string]int64, key string) (int64, error) {
+	if id, ok := ids[key]; ok {
+		return id, nil
+	}
+	var id int64
+	err := ap.tx.QueryRow(ctx, fmt.Sprintf("SELECT id FROM %s WHERE account_id = ? AND file_key = ?", table), ap.acct.ID, key).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("%s %q: %w", table, key, err)
+	}
+	ids[key] = id
+	return id, nil
+}
+
+func (ap *applier) services(ctx context.Context) error {
+	for _, s := range ap.f.Services {
+		dur := s.DefaultDurationMinutes
+		if dur == 0 {
+			dur = 30
+		}
+		id, err := ap.upsert(ctx, "services", "", ap.owned(s.Key),
+			[]col{c("name", s.Name), c("color", s.Color), c("default_duration_minutes", dur), c("active", boolOr(s.Active, true))}, nil)
+		if err != nil {
+			return err
+		}
+		ap.res.IDs.Services[s.Key] = id
+		for _, pk := range s.Professionals {
+			pid, err := ap.idOf(ctx, "professionals", ap.res.IDs.Professionals, pk)
+			if err != nil {
+				return err
+			}
+			if _, err := ap.tx.Exec(ctx, `INSERT INTO service_professionals (account_id, service_id, professional_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, ap.acct.ID, id, pid); err != nil {
+				return err
+			}
+		}
+		for _, ek := range s.EventTypes {
+			eid, err := ap.idOf(ctx, "event_types", ap.res.IDs.EventTypes, ek)
+			if err != nil {
+				return err
+			}
+			if _, err := ap.tx.Exec(ctx, `INSERT INTO service_event_types (account_id, service_id, event_type_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, ap.acct.ID, id, eid); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func durationSeconds(s string, def time.Duration) int64 {
+	if s == "" {
+		return int64(def / time.Second)
+	}
+	d, _ := ParseDuration(s)
+	return int64(d / time.Second)
+}
+
+func (ap *applier) waitlists(ctx context.Context) error {
+	for _, w := range ap.f.Waitlists {
+		horizon, maxOffers := 30, 3
+		if w.HorizonDays != nil {
+			horizon = *w.HorizonDays
+		}
+		if w.MaxOffers != nil {
+			maxOffers = *w.MaxOffers
+		}
+		active := boolOr(w.Active, true)
+		runEvery := durationSeconds(w.RunEvery, 15*time.Minute)
+		var next any
+		if active {
+			next = db.Micros(ap.now.Add(time.Duration(runEvery) * time.Second))
+		}
+		id, err := ap.upsert(ctx, "waitlists", "", ap.owned(w.Key),
+			[]col{c("name", w.Name), c("active", active), c("horizon_days", horizon), c("run_every_seconds", runEvery),
+				c("seat_ttl_seconds", durationSeconds(w.SeatTTL, 2*time.Hour)), c("max_offers", maxOffers)},
+			[]col{c("created_at", db.Micros(ap.now)), c("next_run_at", next)})
+		if err != nil {
+			return err
+		}
+		// A list switched on or off by the file gets or loses its schedule.
+		if _, err := ap.tx.Exec(ctx, `UPDATE waitlists SET next_run_at = CASE WHEN active THEN CAST(? AS BIGINT) ELSE NULL END
+			WHERE id = ? AND ((active AND next_run_at IS NULL) OR (NOT active AND next_run_at IS NOT NULL))`, next, id); err != nil {
+			return err
+		}
+		ap.res.IDs.Waitlists[w.Key] = id
+		for _, sk := range w.Services {
+			sid, err := ap.idOf(ctx, "services", ap.res.IDs.Services, sk)
+			if err != nil {
+				return err
+			}
+			if _, err := ap.tx.Exec(ctx, `INSERT INTO waitlist_services (account_id, waitlist_id, service_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, ap.acct.ID, id, sid); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (ap *applier) webhooks(ctx context.Context) error {
+	for _, w := range ap.f.Webhooks {
+		events := w.Events
+		if events == nil {
+			events = []string{}
+		}
+		if _, err := ap.upsert(ctx, "webhooks", "", ap.owned(w.Key),
+			[]col{c("url", w.URL), c("events", jsonText(events)), c("secret", w.Secret), c("active", boolOr(w.Active, true))}, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (ap *applier) dispositions(ctx context.Context) error {
+	for _, d := range ap.f.DispositionTags {
+		id, err := ap.upsert(ctx, "disposition_tags", "", ap.owned(d.Key), []col{c("name", d.Name), c("color", d.Color)}, nil)
+		if err != nil {
+			return err
+		}
+		ap.res.IDs.DispositionTags[d.Key] = id
+	}
+	return nil
+}
+
+func (ap *applier) pipelines(ctx context.Context) error {
+	ap.stages = map[string]map[string]int64{}
+	for _, p := range ap.f.Pipelines {
+		status := p.Status
+		if status == "" {
+			status = "active"
+		}
+		var desc any
+		if p.Description != nil {
+			desc = *p.Description
+		}
+		pid, err := ap.upsert(ctx, "pipelines", "", ap.owned(p.Key),
+			[]col{c("name", p.Name), c("description", desc), c("status", status)},
+			[]col{c("created_at", db.Micros(ap.now)), c("updated_at", db.Micros(ap.now))})
+		if err != nil {
+			return err
+		}
+		ap.res.IDs.Pipelines[p.Key] = pid
+		stageIDs, err := ap.stageIDs(ctx, p.Key, pid)
+		if err != nil {
+			return err
+		}
+		// Stages first, then the rules that refer to them by id.
+		for i, s := range p.Stages {
+			st := s.StageType
+			if st == "" {
+				st = "open"
+			}
+			autos := s.Automations
+			if autos == nil {
+				autos = []AutomationSpec{}
+			}
+			id, err := ap.upsert(ctx, "stages", "", []col{c("pipeline_id", pid), c("file_key", s.Key)},
+				[]col{c("name", s.Name), c("stage_type", st), c("position", i+1), c("color", s.Color),
+					c("is_entry_point", s.EntryPoint), c("automations", jsonText(autos))},
+				[]col{c("account_id", ap.acct.ID)})
+			if err != nil {
+				return err
+			}
+			stageIDs[s.Key] = id
+			ap.res.IDs.Stages[p.Key+"/"+s.Key] = id
+		}
+		for _, s := range p.Stages {
+			var allowed any
+			if s.AllowedTargets != nil {
+				ids := make([]int64, 0, len(*s.AllowedTargets))
+				for _, t := range *s.AllowedTargets {
+					ids = append(ids, stageIDs[t])
+				}
+				allowed = jsonText(ids)
+			}
+			if _, err := ap.tx.Exec(ctx, `UPDATE stages SET allowed_targets = ? WHERE id = ? AND allowed_targets IS DISTINCT FROM ?`,
+				allowed, stageIDs[s.Key], allowed); err != nil {
+				return err
+			}
+		}
+		for _, n := range p.InputNodes {
+			if err := ap.inputNode(ctx, p.Key, pid, stageIDs, n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// stageIDs loads the stage ids a pipeline already has (for references to
+// stages that this file does not list).
+func (ap *applier) stageIDs(ctx context.Context, pipelineKey string, pipelineID int64) (map[string]int64, error) {
+	if m, ok := ap.stages[pipelineKey]; ok {
+		return m, nil
+	}
+	m := map[string]int64{}
+	rows, err := ap.tx.Query(ctx, `SELECT file_key, id FROM stages WHERE account_id = ? AND pipeline_id = ?`, ap.acct.ID, pipelineID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		var id int64
+		if err := rows.Scan(&k, &id); err != nil {
+			return nil, err
+		}
+		m[k] = id
+	}
+	ap.stages[pipelineKey] = m
+	return m, rows.Err()
+}
+
+func (ap *applier) inputNode(ctx context.Context, pipelineKey string, pid int64, stageIDs map[string]int64, n InputNodeSpec) error {
+	typ := n.Type
+	if typ == "" {
+		typ = "api"
+	}
+	strategy, pool := "none", []int64{}
+	if n.Assignment != nil {
+		if n.Assignment.Strategy != "" {
+			strategy = n.Assignment.Strategy
+		}
+		for _, uk := range n.Assignment.Pool {
+			uid, err := ap.idOf(ctx, "users", ap.res.IDs.Users, uk)
+			if err != nil {
+				return err
+			}
+			pool = append(pool, uid)
+		}
+	}
+	var target any
+	if n.TargetStage != "" {
+		target = stageIDs[n.TargetStage]
+	}
+	// A generated uuid is generated once: an existing node keeps its own.
+	var existing string
+	err := ap.tx.QueryRow(ctx, `SELECT uuid FROM input_nodes WHERE pipeline_id = ? AND file_key = ?`, pid, n.Key).Scan(&existing)
+	if err != nil && !db.IsNoRows(err) {
+		return err
+	}
+	uuid := strings.ToLower(n.UUID)
+	if uuid == "" {
+		uuid = existing
+	}
+	if uuid == "" {
+		uuid = newUUID()
+	}
+	if _, err := ap.upsert(ctx, "input_nodes", "", []col{c("pipeline_id", pid), c("file_key", n.Key)},
+		[]col{c("uuid", uuid), c("name", n.Name), c("node_type", typ), c("is_active", boolOr(n.Active, true)),
+			c("target_stage_id", target), c("default_lead_value", n.DefaultLeadValue),
+			c("assignment_strategy", strategy), c("assignment_pool", jsonText(pool))},
+		[]col{c("account_id", ap.acct.ID), c("created_at", db.Micros(ap.now))}); err != nil {
+		return err
+	}
+	ap.res.IDs.InputNodes[pipelineKey+"/"+n.Key] = uuid
+	return nil
+}
+
+func newUUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = (b[6] & 0x0f) | 0x40
+	b[8] = (b[8] & 0x3f) | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+func (ap *applier) clients(ctx context.Context) error {
+	for _, cl := range ap.f.Clients {
+		var pn phone.Number
+		if cl.Phone != "" {
+			pn, _ = phone.ParseWithRegion(cl.Phone, ap.acct.DefaultRegion)
+		}
+		// A client the API created first is adopted by its phone.
+		if !pn.IsZero() {
+			if _, err := ap.tx.Exec(ctx, `UPDATE clients SET file_key = ? WHERE account_id = ? AND phone_national = ? AND file_key IS NULL`,
+				cl.Key, ap.acct.ID, pn.National); err != nil {
+				return err
+			}
+		}
+		var email, emailNorm, company, tz, cc, national any
+		if cl.Email != nil && *cl.Email != "" {
+			email, emailNorm = strings.TrimSpace(*cl.Email), contact.NormEmail(*cl.Email)
+		}
+		if cl.Company != nil {
+			company = *cl.Company
+		}
+		if cl.Timezone != "" {
+			tz = cl.Timezone
+		}
+		if !pn.IsZero() {
+			cc, national = pn.CountryCode, pn.National
+		}
+		data := cl.Data
+		if data == nil {
+			data = map[string]any{}
+		}
+		id, err := ap.upsert(ctx, "clients", " WHERE file_key IS NOT NULL", ap.owned(cl.Key),
+			[]col{c("first_name", cl.FirstName), c("last_name", cl.LastName), c("name_search", contact.SearchName(cl.FirstName, cl.LastName)),
+				c("phone_cc", cc), c("phone_national", national), c("email", email), c("email_norm", emailNorm),
+				c("company", company), c("timezone", tz), c("data", jsonText(data))},
+			[]col{c("created_at", db.Micros(ap.now)), c("updated_at", db.Micros(ap.now))})
+		if err != nil {
+			if db.IsUniqueViolation(err) {
+				return &Error{Problems: []string{fmt.Sprintf("clients: %q: its phone belongs to another client", cl.Key)}}
+			}
+			return err
+		}
+		ap.res.IDs.Clients[cl.Key] = id
+		for _, t := range cl.Tags {
+			if _, err := ap.tx.Exec(ctx, `INSERT INTO tags (account_id, name, color, created_at) VALUES (?, ?, '#808080', ?) ON CONFLICT DO NOTHING`,
+				ap.acct.ID, t, db.Micros(ap.now)); err != nil {
+				return err
+			}
+			if _, err := ap.tx.Exec(ctx, `INSERT INTO client_tags (account_id, client_id, tag_id, source, created_at)
+				SELECT ?, ?, id, 'workspace', ? FROM tags WHERE account_id = ? AND name = ? ON CONFLICT DO NOTHING`,
+				ap.acct.ID, id, db.Micros(ap.now), ap.acct.ID, t); err != nil {
+				return err
+			}
+		}
+		for _, pl := range cl.Pipelines {
+			if err := ap.place(ctx, id, pl); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// place puts a client on a pipeline unless it is already active there: the
+// board is live data, so a re-apply never moves a card back.
+func (ap *applier) place(ctx context.Context, clientID int64, pl PlacementSpec) error {
+	pid, err := ap.idOf(ctx, "pipelines", ap.res.IDs.Pipelines, pl.Pipeline)
+	if err != nil {
+		return err
+	}
+	stages, err := ap.stageIDs(ctx, pl.Pipeline, pid)
+	if err != nil {
+		return err
+	}
+	stageID := stages[pl.Stage]
+	if pl.Stage == "" {
+		if err := ap.tx.QueryRow(ctx, `SELECT id FROM stages WHERE pipeline_id = ? ORDER BY is_entry_point DESC, position, id LIMIT 1`, pid).Scan(&stageID); err != nil {
+			return fmt.Errorf("pipeline %q has no stages: %w", pl.Pipeline, err)
+		}
+	}
+	var cardID int64
+	err = ap.tx.QueryRow(ctx, `INSERT INTO cards (account_id, pipeline_id, client_id, stage_id, status, entry_source, added_at, stage_entered_at, updated_at)
+		VALUES (?, ?, ?, ?, 'active', 'workspace', ?, ?, ?) ON CONFLICT (pipeline_id, client_id) WHERE status = 'active' DO NOTHING RETURNING id`,
+		ap.acct.ID, pid, clientID, stageID, db.Micros(ap.now), db.Micros(ap.now), db.Micros(ap.now)).Scan(&cardID)
+	if db.IsNoRows(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = ap.tx.Exec(ctx, `INSERT INTO card_events (account_id, card_id, kind, to_stage_id, source, created_at) VALUES (?, ?, 'placed', ?, 'workspace', ?)`,
+		ap.acct.ID, cardID, stageID, db.Micros(ap.now))
+	return err
+}
+
+func (ap *applier) conversations(ctx context.Context) error {
+	if len(ap.f.Conversations) == 0 {
+		return nil
+	}
+	refs := ConversationRefs{Agents: ap.res.IDs.AIAgents, Users: ap.res.IDs.Users, Dispositions: ap.res.IDs.DispositionTags}
+	for _, cv := range ap.f.Conversations {
+		id, err := UpsertConversation(ctx, ap.tx, ap.acct, cv, refs, ap.now)
+		if err != nil {
+			return err
+		}
+		ap.res.IDs.Conversations[cv.Key] = id
+	}
+	return nil
+}

@@ -1,0 +1,439 @@
+package workspace
+
+import (
+	"fmt"
+	"net/mail"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/phone"
+)
+
+// Enumerations of the file format.
+var (
+	ConversationStatuses = []string{"new", "ai_handling", "human_handling", "resolved", "expired"}
+	Directions           = []string{"inbound", "outbound"}
+	Sentiments           = []string{"positive", "neutral", "negative"}
+	SenderKinds          = []string{"client", "ai_agent", "user", "business_app"}
+	NodeTypes            = []string{"api", "form", "manual", "import"}
+	Strategies           = []string{"none", "round_robin", "least_loaded"}
+	AutomationKinds      = []string{"message", "sequence", "webhook"}
+	Weekdays             = []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}
+	WebhookEvents        = []string{"appointment.booked", "waitlist.entry_created", "waitlist.seat_offered", "waitlist.entry_resolved",
+		"pipeline.client_placed", "pipeline.client_moved", "pipeline.client_removed", "chat.conversation_updated"}
+)
+
+var (
+	slugRE  = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+	keyRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$`)
+	colorRE = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$|^#[0-9A-Fa-f]{3}$`)
+	hoursRE = regexp.MustCompile(`^([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-4]):([0-5]\d)$`)
+	uuidRE  = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+)
+
+type checker struct {
+	problems []string
+}
+
+func (c *checker) addf(path, format string, args ...any) {
+	c.problems = append(c.problems, path+": "+fmt.Sprintf(format, args...))
+}
+
+func (c *checker) oneOf(path, v string, allowed []string) {
+	for _, a := range allowed {
+		if v == a {
+			return
+		}
+	}
+	c.addf(path, "%q is not one of %s", v, strings.Join(allowed, ", "))
+}
+
+// keys checks list keys are present, well-formed and unique; it returns the
+// set of keys for reference checks.
+func (c *checker) keys(list string, n int, key func(i int) string) map[string]bool {
+	set := map[string]bool{}
+	for i := 0; i < n; i++ {
+		k := key(i)
+		p := fmt.Sprintf("%s[%d].key", list, i)
+		switch {
+		case k == "":
+			c.addf(p, "is required")
+		case !keyRE.MatchString(k):
+			c.addf(p, "%q must be letters, digits, '_', '-' or '.'", k)
+		case set[k]:
+			c.addf(p, "duplicate key %q", k)
+		}
+		set[k] = true
+	}
+	return set
+}
+
+func (c *checker) ref(path, k string, set map[string]bool, what string) {
+	if !set[k] {
+		c.addf(path, "unknown %s %q", what, k)
+	}
+}
+
+func (c *checker) required(path, v string) {
+	if strings.TrimSpace(v) == "" {
+		c.addf(path, "is required")
+	}
+}
+
+func (c *checker) color(path, v string) {
+	if v != "" && !colorRE.MatchString(v) {
+		c.addf(path, "%q is not a hex colour like #1565c0", v)
+	}
+}
+
+func (c *checker) timestamp(path, v string) {
+	if v == "" {
+		return
+	}
+	if _, err := time.Parse(time.RFC3339Nano, v); err != nil {
+		c.addf(path, "%q is not an RFC 3339 timestamp (e.g. 2026-01-05T10:00:00Z)", v)
+	}
+}
+
+func (c *checker) duration(path, v string) {
+	if v == "" {
+		return
+	}
+	if d, err := ParseDuration(v); err != nil || d <= 0 {
+		c.addf(path, "%q is not a positive duration like 15m, 2h or 1d", v)
+	}
+}
+
+func (c *checker) email(path string, v *string) {
+	if v == nil || *v == "" {
+		return
+	}
+	if a, err := mail.ParseAddress(*v); err != nil || a.Address != strings.TrimSpace(*v) {
+		c.addf(path, "%q is not an e-mail address", *v)
+	}
+}
+
+// Known holds the keys an account already has, so a file may refer to
+// objects applied by an earlier file (apply never deletes).
+type Known struct {
+	Users, Agents, Professionals, EventTypes, Services, Dispositions, Pipelines map[string]bool
+	Stages                                                                     map[string]map[string]bool // pipeline key -> stage keys
+}
+
+func union(a, b map[string]bool) map[string]bool {
+	for k := range b {
+		a[k] = true
+	}
+	return a
+}
+
+// Validate checks the whole file and returns every problem with its path.
+// known may be nil (a new account).
+func Validate(f *File, known *Known) error {
+	if known == nil {
+		known = &Known{}
+	}
+	c := &checker{}
+	a := f.Account
+	switch {
+	case a.Slug == "":
+		c.addf("account.slug", "is required")
+	case !slugRE.MatchString(a.Slug):
+		c.addf("account.slug", "%q must be lower-case letters, digits, '-' or '_'", a.Slug)
+	}
+	if a.Timezone != "" {
+		if _, err := time.LoadLocation(a.Timezone); err != nil || a.Timezone == "Local" {
+			c.addf("account.timezone", "%q is not an IANA time zone", a.Timezone)
+		}
+	}
+	if a.DefaultRegion != "" && !phone.ValidRegion(a.DefaultRegion) {
+		c.addf("account.default_region", "%q is not an ISO 3166 alpha-2 region", a.DefaultRegion)
+	}
+
+	c.keys("api_keys", len(f.APIKeys), func(i int) string { return f.APIKeys[i].Key })
+	for i, k := range f.APIKeys {
+		p := fmt.Sprintf("api_keys[%d]", i)
+		if k.Value != "" && !account.ValidKeyValue(k.Value) {
+			c.addf(p+".value", "must start with %q and have at least %d characters", account.KeyPrefix, account.MinKeyLength)
+		}
+		c.timestamp(p+".expires_at", k.ExpiresAt)
+	}
+
+	users := c.keys("users", len(f.Users), func(i int) string { return f.Users[i].Key })
+	users = union(users, known.Users)
+	for i, u := range f.Users {
+		c.required(fmt.Sprintf("users[%d].name", i), u.Name)
+		email := u.Email
+		c.email(fmt.Sprintf("users[%d].email", i), &email)
+		if u.Password != "" && len(u.Password) < 8 {
+			c.addf(fmt.Sprintf("users[%d].password", i), "must have at least 8 characters")
+		}
+	}
+	agents := c.keys("ai_agents", len(f.AIAgents), func(i int) string { return f.AIAgents[i].Key })
+	agents = union(agents, known.Agents)
+	for i, ag := range f.AIAgents {
+		c.required(fmt.Sprintf("ai_agents[%d].name", i), ag.Name)
+	}
+	types := c.keys("event_types", len(f.EventTypes), func(i int) string { return f.EventTypes[i].Key })
+	types = union(types, known.EventTypes)
+	for i, et := range f.EventTypes {
+		c.required(fmt.Sprintf("event_types[%d].name", i), et.Name)
+		c.color(fmt.Sprintf("event_types[%d].color", i), et.Color)
+	}
+	pros := c.keys("professionals", len(f.Professionals), func(i int) string { return f.Professionals[i].Key })
+	pros = union(pros, known.Professionals)
+	for i, p := range f.Professionals {
+		path := fmt.Sprintf("professionals[%d]", i)
+		c.required(path+".name", p.Name)
+		for day, spans := range p.WorkingHours {
+			c.oneOf(path+".working_hours."+day, day, Weekdays)
+			for j, span := range spans {
+				m := hoursRE.FindStringSubmatch(span)
+				if m == nil || m[1]+m[2] >= m[3]+m[4] {
+					c.addf(fmt.Sprintf("%s.working_hours.%s[%d]", path, day, j), "%q is not a range like 09:00-13:00", span)
+				}
+			}
+		}
+		for j, off := range p.TimeOff {
+			tp := fmt.Sprintf("%s.time_off[%d]", path, j)
+			c.required(tp+".from", off.From)
+			c.required(tp+".to", off.To)
+			c.timestamp(tp+".from", off.From)
+			c.timestamp(tp+".to", off.To)
+		}
+	}
+	services := c.keys("services", len(f.Services), func(i int) string { return f.Services[i].Key })
+	services = union(services, known.Services)
+	for i, s := range f.Services {
+		path := fmt.Sprintf("services[%d]", i)
+		c.required(path+".name", s.Name)
+		c.color(path+".color", s.Color)
+		if s.DefaultDurationMinutes < 0 || s.DefaultDurationMinutes > 24*60 {
+			c.addf(path+".default_duration_minutes", "must be between 1 and 1440")
+		}
+		for j, k := range s.Professionals {
+			c.ref(fmt.Sprintf("%s.professionals[%d]", path, j), k, pros, "professional")
+		}
+		for j, k := range s.EventTypes {
+			c.ref(fmt.Sprintf("%s.event_types[%d]", path, j), k, types, "event type")
+		}
+	}
+	if n := f.Notifications; n != nil {
+		for i, r := range n.Reminders {
+			c.duration(fmt.Sprintf("notifications.reminders[%d]", i), r)
+		}
+	}
+	c.keys("waitlists", len(f.Waitlists), func(i int) string { return f.Waitlists[i].Key })
+	for i, w := range f.Waitlists {
+		path := fmt.Sprintf("waitlists[%d]", i)
+		c.required(path+".name", w.Name)
+		if w.HorizonDays != nil && (*w.HorizonDays < 1 || *w.HorizonDays > 365) {
+			c.addf(path+".horizon_days", "must be between 1 and 365")
+		}
+		if w.MaxOffers != nil && *w.MaxOffers < 1 {
+			c.addf(path+".max_offers", "must be at least 1")
+		}
+		c.duration(path+".run_every", w.RunEvery)
+		c.duration(path+".seat_ttl", w.SeatTTL)
+		for j, k := range w.Services {
+			c.ref(fmt.Sprintf("%s.services[%d]", path, j), k, services, "service")
+		}
+	}
+	c.keys("webhooks", len(f.Webhooks), func(i int) string { return f.Webhooks[i].Key })
+	for i, w := range f.Webhooks {
+		path := fmt.Sprintf("webhooks[%d]", i)
+		if u, err := url.Parse(w.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			c.addf(path+".url", "%q is not an http(s) URL", w.URL)
+		}
+		for j, e := range w.Events {
+			c.oneOf(fmt.Sprintf("%s.events[%d]", path, j), e, WebhookEvents)
+		}
+	}
+	dispositions := c.keys("disposition_tags", len(f.DispositionTags), func(i int) string { return f.DispositionTags[i].Key })
+	dispositions = union(dispositions, known.Dispositions)
+	for i, d := range f.DispositionTags {
+		c.required(fmt.Sprintf("disposition_tags[%d].name", i), d.Name)
+		c.color(fmt.Sprintf("disposition_tags[%d].color", i), d.Color)
+	}
+
+	pipelines := c.keys("pipelines", len(f.Pipelines), func(i int) string { return f.Pipelines[i].Key })
+	pipelines = union(pipelines, known.Pipelines)
+	stagesOf := map[string]map[string]bool{}
+	nodeUUIDs := map[string]string{}
+	for i, p := range f.Pipelines {
+		path := fmt.Sprintf("pipelines[%d]", i)
+		c.required(path+".name", p.Name)
+		stages := c.keys(path+".stages", len(p.Stages), func(j int) string { return p.Stages[j].Key })
+		stagesOf[p.Key] = union(stages, known.Stages[p.Key])
+		for j, s := range p.Stages {
+			sp := fmt.Sprintf("%s.stages[%d]", path, j)
+			c.required(sp+".name", s.Name)
+			c.color(sp+".color", s.Color)
+			if s.AllowedTargets != nil {
+				for k, t := range *s.AllowedTargets {
+					c.ref(fmt.Sprintf("%s.allowed_targets[%d]", sp, k), t, stages, "stage")
+				}
+			}
+			for k, au := range s.Automations {
+				ap := fmt.Sprintf("%s.automations[%d]", sp, k)
+				c.oneOf(ap+".kind", au.Kind, AutomationKinds)
+				switch au.Kind {
+				case "message":
+					c.required(ap+".template", au.Template)
+				case "sequence":
+					if len(au.Steps) == 0 {
+						c.addf(ap+".steps", "a sequence needs at least one step")
+					}
+					for m, st := range au.Steps {
+						c.duration(fmt.Sprintf("%s.steps[%d].after", ap, m), st.After)
+						c.required(fmt.Sprintf("%s.steps[%d].template", ap, m), st.Template)
+					}
+				case "webhook":
+					if u, err := url.Parse(au.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+						c.addf(ap+".url", "%q is not an http(s) URL", au.URL)
+					}
+				}
+			}
+		}
+		c.keys(path+".input_nodes", len(p.InputNodes), func(j int) string { return p.InputNodes[j].Key })
+		for j, n := range p.InputNodes {
+			np := fmt.Sprintf("%s.input_nodes[%d]", path, j)
+			c.required(np+".name", n.Name)
+			if n.Type != "" {
+				c.oneOf(np+".type", n.Type, NodeTypes)
+			}
+			if n.UUID != "" {
+				u := strings.ToLower(n.UUID)
+				if !uuidRE.MatchString(u) {
+					c.addf(np+".uuid", "%q is not a UUID", n.UUID)
+				} else if other, dup := nodeUUIDs[u]; dup {
+					c.addf(np+".uuid", "already used by %s", other)
+				} else {
+					nodeUUIDs[u] = np
+				}
+			}
+			if n.TargetStage != "" {
+				c.ref(np+".target_stage", n.TargetStage, stages, "stage")
+			}
+			if n.DefaultLeadValue < 0 {
+				c.addf(np+".default_lead_value", "must not be negative")
+			}
+			if a := n.Assignment; a != nil {
+				if a.Strategy != "" {
+					c.oneOf(np+".assignment.strategy", a.Strategy, Strategies)
+				}
+				for k, u := range a.Pool {
+					c.ref(fmt.Sprintf("%s.assignment.pool[%d]", np, k), u, users, "user")
+				}
+				if (a.Strategy == "round_robin" || a.Strategy == "least_loaded") && len(a.Pool) == 0 {
+					c.addf(np+".assignment.pool", "strategy %s needs at least one user", a.Strategy)
+				}
+			}
+		}
+		if p.Status == "" {
+			continue
+		}
+		if !slugRE.MatchString(p.Status) {
+			c.addf(path+".status", "%q is not a status like active or archived", p.Status)
+		}
+	}
+
+	c.keys("clients", len(f.Clients), func(i int) string { return f.Clients[i].Key })
+	phones := map[string]string{}
+	for i, cl := range f.Clients {
+		path := fmt.Sprintf("clients[%d]", i)
+		if cl.Phone != "" {
+			n, err := phone.ParseWithRegion(cl.Phone, a.DefaultRegion)
+			if err != nil {
+				c.addf(path+".phone", "%q: %v", cl.Phone, err)
+			} else if other, dup := phones[n.National]; dup {
+				c.addf(path+".phone", "the national number of %q is already used by %s", cl.Phone, other)
+			} else {
+				phones[n.National] = path
+			}
+		}
+		if cl.Phone == "" && (cl.Email == nil || *cl.Email == "") && cl.FirstName == "" && cl.LastName == "" {
+			c.addf(path, "a client needs a name, a phone or an e-mail")
+		}
+		c.email(path+".email", cl.Email)
+		if cl.Timezone != "" {
+			if _, err := time.LoadLocation(cl.Timezone); err != nil {
+				c.addf(path+".timezone", "%q is not an IANA time zone", cl.Timezone)
+			}
+		}
+		for k := range cl.Data {
+			if len(k) > 100 || k == "" {
+				c.addf(path+".data", "key %q must have 1 to 100 characters", k)
+			}
+		}
+		for j, t := range cl.Tags {
+			c.required(fmt.Sprintf("%s.tags[%d]", path, j), t)
+		}
+		seen := map[string]bool{}
+		for j, pl := range cl.Pipelines {
+			pp := fmt.Sprintf("%s.pipelines[%d]", path, j)
+			c.ref(pp+".pipeline", pl.Pipeline, pipelines, "pipeline")
+			if pipelines[pl.Pipeline] {
+				if pl.Stage != "" {
+					st := stagesOf[pl.Pipeline]
+					if st == nil {
+						st = known.Stages[pl.Pipeline]
+					}
+					c.ref(pp+".stage", pl.Stage, st, "stage")
+				}
+				if seen[pl.Pipeline] {
+					c.addf(pp+".pipeline", "the client is already placed on %q", pl.Pipeline)
+				}
+				seen[pl.Pipeline] = true
+			}
+		}
+	}
+
+	c.keys("conversations", len(f.Conversations), func(i int) string { return f.Conversations[i].Key })
+	for i, cv := range f.Conversations {
+		checkConversation(c, fmt.Sprintf("conversations[%d]", i), cv, dispositions, agents, users)
+	}
+	if len(c.problems) > 0 {
+		return &Error{Problems: c.problems}
+	}
+	return nil
+}
+
+// checkConversation validates one conversation (shared with chat import).
+func checkConversation(c *checker, path string, cv ConversationSpec, dispositions, agents, users map[string]bool) {
+	c.required(path+".customer_phone_number", cv.CustomerPhoneNumber)
+	if cv.Status != "" {
+		c.oneOf(path+".status", cv.Status, ConversationStatuses)
+	}
+	if cv.Direction != "" {
+		c.oneOf(path+".direction", cv.Direction, Directions)
+	}
+	if cv.Sentiment != "" {
+		c.oneOf(path+".sentiment", cv.Sentiment, Sentiments)
+	}
+	if cv.Disposition != "" {
+		c.ref(path+".disposition", cv.Disposition, dispositions, "disposition tag")
+	}
+	c.timestamp(path+".created_at", cv.CreatedAt)
+	for j, m := range cv.Messages {
+		checkMessage(c, fmt.Sprintf("%s.messages[%d]", path, j), m, agents, users)
+	}
+}
+
+func checkMessage(c *checker, mp string, m MessageSpec, agents, users map[string]bool) {
+	c.oneOf(mp+".from", m.From, SenderKinds)
+	switch m.From {
+	case "ai_agent":
+		c.ref(mp+".agent", m.Agent, agents, "AI agent")
+	case "user":
+		c.ref(mp+".user", m.User, users, "user")
+	}
+	c.timestamp(mp+".timestamp", m.Timestamp)
+}
+
+// IsReferenceProblem reports whether a problem is an unknown reference (one
+// an earlier apply might satisfy).
+func IsReferenceProblem(p string) bool { return strings.Contains(p, ": unknown ") }
