@@ -120,7 +120,7 @@ func (c *checker) email(path string, v *string) {
 // objects applied by an earlier file (apply never deletes).
 type Known struct {
 	Users, Agents, Professionals, EventTypes, Services, Dispositions, Pipelines map[string]bool
-	Stages                                                                     map[string]map[string]bool // pipeline key -> stage keys
+	Stages                                                                      map[string]map[string]bool // pipeline key -> stage keys
 }
 
 func union(a, b map[string]bool) map[string]bool {

@@ -1,0 +1,100 @@
+// Package names folds human-typed names (services, rooms, staff, tags) into a
+// key for exact comparison.
+//
+// Receptionists type the same name many ways: with or without accents,
+// capitalised or not, with stray spaces from copy-paste. Treating those as
+// different would let "Limpieza dental" and "limpieza DENTAL " coexist as two
+// services, so lookups and uniqueness checks compare Fold(name) instead of
+// the name itself. The stored display name is left as typed; only the key is
+// folded.
+package names
+
+import (
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+)
+
+// folders pools the transform chain: a chain keeps internal buffers and is
+// not safe for concurrent use, and building one per call would dominate the
+// cost of folding a short name in a batch.
+var folders = sync.Pool{New: func() any {
+	return transform.Chain(
+		// Decompose first so that accents become separate marks that can be
+		// dropped ("ó" -> "o" + U+0301).
+		norm.NFD,
+		// Only nonspacing marks (Mn): these are the accents of Latin, Greek
+		// and Cyrillic. Spacing marks (Mc) carry vowels in Indic scripts and
+		// removing them would merge names that are genuinely different.
+		runes.Remove(runes.In(unicode.Mn)),
+		// Full case folding rather than ToLower, so "STRASSE" and "Straße"
+		// meet, and the result does not depend on a locale.
+		cases.Fold(),
+	)
+}}
+
+// Fold returns s trimmed, Unicode-NFD-decomposed with nonspacing marks
+// removed, and case-folded, so that Fold("  limpieza DENTAL ") ==
+// Fold("Limpieza dental"), Fold("Dr. López") == Fold("dr. lopez") and
+// Fold("Ñandú") == "nandu".
+//
+// Invalid UTF-8 is replaced with U+FFFD first: the transforms would
+// otherwise pass stray bytes through inconsistently, and a key must be
+// stable (Fold(Fold(s)) == Fold(s)) to be usable for uniqueness.
+func Fold(s string) string {
+	if f, ok := foldASCII(s); ok {
+		return f
+	}
+	return foldFull(s)
+}
+
+// foldFull is the general path; see Fold.
+func foldFull(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, string(utf8.RuneError))
+	}
+	t := folders.Get().(transform.Transformer)
+	out, _, err := transform.String(t, s)
+	folders.Put(t)
+	if err != nil {
+		// The chain does not fail on valid UTF-8; should a future x/text
+		// release disagree, a less-folded key beats a panic mid-batch.
+		out = s
+	}
+	// Trim last: removing a mark can expose whitespace at either end
+	// ("x \u0301"), and folding must not leave it behind.
+	return strings.TrimFunc(out, unicode.IsSpace)
+}
+
+// foldASCII is the fast path for the common case. For pure ASCII the full
+// pipeline reduces to trimming and lower-casing A-Z, and this avoids the
+// transformer machinery and, when nothing changes, any allocation.
+func foldASCII(s string) (string, bool) {
+	upper := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return "", false
+		}
+		if 'A' <= c && c <= 'Z' {
+			upper = true
+		}
+	}
+	s = strings.TrimFunc(s, unicode.IsSpace)
+	if !upper {
+		return s, true
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	return string(b), true
+}
