@@ -7,12 +7,14 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/pipeline"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
@@ -25,6 +27,9 @@ type Config struct {
 	Log        *slog.Logger
 	AdminToken string // admin routes are off when empty
 	Registry   *prometheus.Registry
+	// BatchWait is how long an ingest batch waits for another batch of the
+	// same input node before BATCH_IN_PROGRESS (default 30 s).
+	BatchWait time.Duration
 }
 
 // Server serves the public API, the admin routes and the operational
@@ -37,6 +42,7 @@ type Server struct {
 	auth       *account.Authenticator
 	workspace  *workspace.Applier
 	metrics    *metrics
+	ingester   *pipeline.Ingester
 	mux        *http.ServeMux
 	handler    http.Handler
 }
@@ -60,6 +66,7 @@ func NewServer(cfg Config) *Server {
 		auth:       &account.Authenticator{DB: cfg.DB, Clock: cfg.Clock},
 		workspace:  &workspace.Applier{DB: cfg.DB, Now: cfg.Clock.Now},
 		metrics:    newMetrics(cfg.Registry, cfg.DB),
+		ingester:   &pipeline.Ingester{DB: cfg.DB, Wait: cfg.BatchWait},
 		mux:        http.NewServeMux(),
 	}
 	s.routes()

@@ -1,0 +1,71 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/db"
+)
+
+// assignment is an input node's rule for who gets new cards.
+type assignment struct {
+	nodeID   int64
+	strategy string // none, round_robin, least_loaded
+	pool     []int64
+}
+
+// pick returns n assignees (nil entries for "none"). It runs inside the
+// batch's transaction, which holds the node's lock, so the round-robin
+// cursor and the load counts cannot race.
+func (a *assignment) pick(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int64, n int) ([]*int64, error) {
+	out := make([]*int64, n)
+	if len(a.pool) == 0 || a.strategy == "none" || a.strategy == "" {
+		return out, nil
+	}
+	switch a.strategy {
+	case "round_robin":
+		var next int
+		if err := tx.QueryRow(ctx, `SELECT round_robin_next FROM input_nodes WHERE id = ?`+tx.Dialect().ForUpdate(), a.nodeID).Scan(&next); err != nil {
+			return nil, fmt.Errorf("round robin cursor: %w", err)
+		}
+		for i := range out {
+			id := a.pool[(next+i)%len(a.pool)]
+			out[i] = &id
+		}
+		if _, err := tx.Exec(ctx, `UPDATE input_nodes SET round_robin_next = ? WHERE id = ?`, (next+n)%len(a.pool), a.nodeID); err != nil {
+			return nil, err
+		}
+	case "least_loaded":
+		load := make(map[int64]int, len(a.pool))
+		in, args := db.In(a.pool)
+		rows, err := tx.Query(ctx, `SELECT assigned_user_id, COUNT(*) FROM cards
+			WHERE account_id = ? AND status = 'active' AND assigned_user_id IN `+in+` GROUP BY assigned_user_id`,
+			append([]any{acct.ID}, args...)...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id int64
+			var c int
+			if err := rows.Scan(&id, &c); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			load[id] = c
+		}
+		rows.Close()
+		for i := range out {
+			best := a.pool[0]
+			for _, u := range a.pool[1:] {
+				if load[u] < load[best] {
+					best = u
+				}
+			}
+			load[best]++
+			id := best
+			out[i] = &id
+		}
+	}
+	return out, nil
+}
