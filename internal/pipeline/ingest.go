@@ -564,11 +564,7 @@ func zoneOf(n phone.Number) string {
 	if n.IsZero() {
 		return ""
 	}
-	p, err := phonenumbers.Parse(n.E164(), "")
-	if err != nil {
-		return ""
-	}
-	zones, err := phonenumbers.GetTimezonesForNumber(p)
+	zones, err := phonenumbers.GetTimezonesForPrefix(n.E164())
 	if err != nil || len(zones) != 1 || !ValidZone(zones[0]) {
 		return ""
 	}
