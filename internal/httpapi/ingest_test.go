@@ -172,10 +172,10 @@ func TestIngestBatchSemantics(t *testing.T) {
 		h := newHarness(t, store, "testdata/pipeline.yaml")
 		batch := rows(
 			map[string]any{"external_id": "a", "phone_number": "+34611111111", "first_name": "Ana", "email": "ana1@example.com"},
-			map[string]any{"external_id": "b", "phone_number": "+34600111222"},                    // maria, already active
+			map[string]any{"external_id": "b", "phone_number": "+34600111222"},                      // maria, already active
 			map[string]any{"external_id": "c", "phone_number": "611111111", "area_code": "34"},      // duplicate of row 0
 			map[string]any{"external_id": "d", "email": "pedro@example.com", "first_name": "Pedro"}, // existing, not on board
-			map[string]any{"external_id": "e"},                                                      // required
+			map[string]any{"external_id": "e"}, // required
 		)
 		res := ingest(h, webNode, map[string]any{"clients": batch}).must(t, 200)
 		want := map[string]float64{"total": 5, "created": 1, "updated": 2, "skipped": 0, "failed": 2, "pipeline_added": 2, "pipeline_already_active": 1, "pipeline_failed": 2}
