@@ -1,0 +1,166 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/clock"
+	"github.com/frontdesk/frontdesk/internal/contact"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/workspace"
+)
+
+// Effects holds what the handlers need.
+type Effects struct {
+	Clock  clock.Clock
+	Sender Sender
+	HTTP   *http.Client
+}
+
+// Handlers returns the worker's handler table.
+func (e *Effects) Handlers() map[string]Handler {
+	if e.Sender == nil {
+		e.Sender = RecordOnly{}
+	}
+	if e.HTTP == nil {
+		e.HTTP = &http.Client{Timeout: 10 * time.Second}
+	}
+	return map[string]Handler{
+		KindStageArrival:    e.stageArrival,
+		KindDeliverMessage:  e.deliverMessage,
+		KindWebhookDelivery: e.deliverWebhook,
+	}
+}
+
+type arrival struct {
+	CardID     int64 `json:"card_id"`
+	ClientID   int64 `json:"client_id"`
+	StageID    int64 `json:"stage_id"`
+	PipelineID int64 `json:"pipeline_id"`
+}
+
+// stageArrival expands a stage's on-arrival automations for one card into
+// outbox messages (now and, for sequences, at their delays) and webhook
+// calls.
+func (e *Effects) stageArrival(ctx context.Context, tx *db.Tx, acct account.Account, j Job) error {
+	var a arrival
+	if err := json.Unmarshal(j.Payload, &a); err != nil {
+		return fmt.Errorf("payload: %w", err)
+	}
+	var autos, stageName string
+	if err := tx.QueryRow(ctx, `SELECT automations, name FROM stages WHERE account_id = ? AND id = ?`, acct.ID, a.StageID).Scan(&autos, &stageName); err != nil {
+		return err
+	}
+	var list []workspace.AutomationSpec
+	if err := json.Unmarshal([]byte(autos), &list); err != nil {
+		return err
+	}
+	c, err := contact.Get(ctx, tx, acct, a.ClientID)
+	if err != nil {
+		return err
+	}
+	now := e.Clock.Now()
+	src := MessageSource{Type: j.SourceType, ID: &a.CardID}
+	recipient := c.Phone.E164()
+	for _, au := range list {
+		switch au.Kind {
+		case "message":
+			if err := QueueMessage(ctx, tx, acct, now, Message{Kind: MsgAutomation, Channel: "whatsapp", Recipient: recipient, ClientID: &c.ID,
+				Body: Render(au.Template, c), Source: src}, now, nil); err != nil {
+				return err
+			}
+		case "sequence":
+			at := now
+			for _, step := range au.Steps {
+				d, _ := workspace.ParseDuration(step.After)
+				at = at.Add(d)
+				if err := QueueMessage(ctx, tx, acct, now, Message{Kind: MsgSequence, Channel: "whatsapp", Recipient: recipient, ClientID: &c.ID,
+					Body: Render(step.Template, c), Source: src}, at, nil); err != nil {
+					return err
+				}
+			}
+		case "webhook":
+			body, _ := json.Marshal(map[string]any{
+				"id": fmt.Sprintf("evt_card_%d_%d", a.CardID, j.ID), "type": "pipeline.client_placed", "created_at": stamp(now),
+				"data": map[string]any{"card_id": a.CardID, "pipeline_id": a.PipelineID, "stage_id": a.StageID, "stage_name": stageName,
+					"client": c.Summary()},
+			})
+			if err := QueueMessage(ctx, tx, acct, now, Message{Kind: MsgWebhook, Channel: "webhook", Recipient: au.URL, ClientID: &c.ID,
+				Body: string(body), Source: src}, now, map[string]any{"secret": au.Secret}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (e *Effects) deliverMessage(ctx context.Context, tx *db.Tx, acct account.Account, j Job) error {
+	var p struct {
+		OutboxID int64 `json:"outbox_id"`
+	}
+	if err := json.Unmarshal(j.Payload, &p); err != nil {
+		return err
+	}
+	m, err := loadMessage(ctx, tx, acct, p.OutboxID)
+	if err != nil {
+		return err
+	}
+	if m.Status == "sent" {
+		return nil
+	}
+	if err := e.Sender.Send(ctx, m); err != nil {
+		tx.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1 WHERE id = ?`, m.ID)
+		return err
+	}
+	if err := countUsage(ctx, tx, acct, "messages_sent", e.Clock.Now()); err != nil {
+		return err
+	}
+	return markSent(ctx, tx, m.ID, e.Clock.Now())
+}
+
+func (e *Effects) deliverWebhook(ctx context.Context, tx *db.Tx, acct account.Account, j Job) error {
+	var p struct {
+		OutboxID int64  `json:"outbox_id"`
+		Secret   string `json:"secret"`
+	}
+	if err := json.Unmarshal(j.Payload, &p); err != nil {
+		return err
+	}
+	m, err := loadMessage(ctx, tx, acct, p.OutboxID)
+	if err != nil {
+		return err
+	}
+	if m.Status == "sent" {
+		return nil
+	}
+	now := e.Clock.Now()
+	if err := postWebhook(ctx, e.HTTP, m.Recipient, p.Secret, []byte(m.Body), now); err != nil {
+		// Record the failed attempt outside this (rolled back) transaction's
+		// fate: the worker's retry bookkeeping keeps the job.
+		return err
+	}
+	return markSent(ctx, tx, m.ID, now)
+}
+
+// countUsage adds one to an account's billed usage for the month.
+func countUsage(ctx context.Context, tx *db.Tx, acct account.Account, metric string, now time.Time) error {
+	period := now.UTC().Format("2006-01")
+	_, err := tx.Exec(ctx, `INSERT INTO usage_counters (account_id, metric, period, count) VALUES (?, ?, ?, 1)
+		ON CONFLICT (account_id, metric, period) DO UPDATE SET count = usage_counters.count + 1`, acct.ID, metric, period)
+	return err
+}
+
+// Usage returns an account's count of a metric in a month ("2026-11").
+func Usage(ctx context.Context, q db.Querier, acct account.Account, metric, period string) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, `SELECT count FROM usage_counters WHERE account_id = ? AND metric = ? AND period = ?`, acct.ID, metric, period).Scan(&n)
+	if err == sql.ErrNoRows {
+		return 0, nil
+	}
+	return n, err
+}

@@ -1,0 +1,189 @@
+package jobs_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/clock"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/db/dbtest"
+	"github.com/frontdesk/frontdesk/internal/jobs"
+	"github.com/frontdesk/frontdesk/internal/pipeline"
+	"github.com/frontdesk/frontdesk/internal/workspace"
+)
+
+const webNode = "0b7d6c52-5a52-4c1e-9a57-6f4a0f1f3a01"
+
+type env struct {
+	store  *db.DB
+	clock  *clock.Fake
+	acct   account.Account
+	worker *jobs.Worker
+	hits   atomic.Int32
+	fails  atomic.Int32 // the receiver fails this many times first
+	sigs   chan string
+}
+
+// setup provisions the acme fixture with its webhook automation pointed at a
+// loopback receiver.
+func setup(t *testing.T, store *db.DB) *env {
+	e := &env{store: store, clock: clock.NewFake(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)), sigs: make(chan string, 100)}
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		e.hits.Add(1)
+		if e.fails.Load() > 0 {
+			e.fails.Add(-1)
+			w.WriteHeader(500)
+			return
+		}
+		e.sigs <- r.Header.Get("Frontdesk-Signature") + "|" + string(body)
+	}))
+	t.Cleanup(recv.Close)
+	data, _ := os.ReadFile("../workspace/testdata/acme.yaml")
+	data = []byte(strings.ReplaceAll(string(data), "https://example.test/new-lead", recv.URL))
+	if _, err := (&workspace.Applier{DB: store, Now: e.clock.Now}).Apply(context.Background(), data); err != nil {
+		t.Fatal(err)
+	}
+	e.acct, _ = account.BySlug(context.Background(), store, "acme")
+	fx := &jobs.Effects{Clock: e.clock}
+	e.worker = &jobs.Worker{DB: store, Clock: e.clock, Handlers: fx.Handlers(), Backoff: func(int) time.Duration { return time.Second }}
+	return e
+}
+
+func (e *env) ingest(t *testing.T, phones []string, opts func(*pipeline.IngestRequest)) *pipeline.IngestResult {
+	t.Helper()
+	req := pipeline.IngestRequest{NodeUUID: webNode, OnDuplicate: "update", TriggerAutomations: true}
+	for i, p := range phones {
+		req.Rows = append(req.Rows, pipeline.ParseRow(i, map[string]any{"phone_number": p, "first_name": fmt.Sprint("N", i)}, req.Defaults))
+	}
+	if opts != nil {
+		opts(&req)
+	}
+	res, err := (&pipeline.Ingester{DB: e.store}).Ingest(context.Background(), e.acct, req, e.clock.Now())
+	if err != nil && opts == nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// drain runs the worker until nothing is due.
+func (e *env) drain(t *testing.T) {
+	t.Helper()
+	for i := 0; i < 50; i++ {
+		n, err := e.worker.RunOnce(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+	}
+}
+
+func (e *env) outbox(kind string) int {
+	var n int
+	e.store.QueryRow(context.Background(), `SELECT COUNT(*) FROM outbox WHERE kind = ?`, kind).Scan(&n)
+	return n
+}
+
+func TestAutomationsRunOncePerPlacedRow(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		e := setup(t, store)
+		// Two new rows placed; maria (already active from the fixture) is not.
+		e.ingest(t, []string{"+34611000001", "+34611000002", "+34600111222"}, nil)
+		// Nothing for dry runs, rolled-back batches or trigger_automations: false.
+		e.ingest(t, []string{"+34611000003"}, func(r *pipeline.IngestRequest) { r.DryRun = true })
+		e.ingest(t, []string{"+34611000004", "12"}, func(r *pipeline.IngestRequest) { r.AllOrNone = true })
+		e.ingest(t, []string{"+34611000005"}, func(r *pipeline.IngestRequest) { r.TriggerAutomations = false })
+		e.drain(t)
+		if n := e.outbox(jobs.MsgAutomation); n != 2 {
+			t.Fatalf("automation messages = %d, want 2", n)
+		}
+		var body, recipient, status string
+		store.QueryRow(context.Background(), `SELECT body, recipient, status FROM outbox WHERE kind = ? ORDER BY id LIMIT 1`, jobs.MsgAutomation).Scan(&body, &recipient, &status)
+		if body != "Hola N0" || recipient != "+34611000001" || status != "sent" {
+			t.Errorf("message = %q to %q (%s)", body, recipient, status)
+		}
+		// Sequence steps wait for their delays.
+		var pending int
+		store.QueryRow(context.Background(), `SELECT COUNT(*) FROM outbox WHERE kind = ? AND status = 'pending'`, jobs.MsgSequence).Scan(&pending)
+		if pending != 4 {
+			t.Fatalf("pending sequence messages = %d, want 4", pending)
+		}
+		e.clock.Advance(time.Hour)
+		e.drain(t)
+		store.QueryRow(context.Background(), `SELECT COUNT(*) FROM outbox WHERE kind = ? AND status = 'sent'`, jobs.MsgSequence).Scan(&pending)
+		if pending != 2 {
+			t.Errorf("sequence messages sent after 1h = %d, want 2", pending)
+		}
+		// Signed webhook, once per placed row.
+		if e.hits.Load() != 2 {
+			t.Errorf("webhook hits = %d, want 2", e.hits.Load())
+		}
+		got := <-e.sigs
+		sig, body2, _ := strings.Cut(got, "|")
+		if sig != jobs.Sign("s3cret", []byte(body2), e.clock.Now().Add(-time.Hour)) {
+			t.Errorf("bad signature %q", sig)
+		}
+		if n, _ := jobs.Usage(context.Background(), store, e.acct, "messages_sent", "2026-11"); n != 4 {
+			t.Errorf("billed messages = %d, want 4", n)
+		}
+	})
+}
+
+// A receiver that fails twice then succeeds gets the call three times, and
+// exactly once successfully.
+func TestWebhookRetriesWithBackoff(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		e := setup(t, store)
+		e.fails.Store(2)
+		e.ingest(t, []string{"+34611000001"}, nil)
+		e.drain(t)
+		for i := 0; i < 3; i++ {
+			e.clock.Advance(2 * time.Second)
+			e.drain(t)
+		}
+		if e.hits.Load() != 3 || len(e.sigs) != 1 {
+			t.Fatalf("hits = %d, successes = %d", e.hits.Load(), len(e.sigs))
+		}
+		var status string
+		var attempts int
+		store.QueryRow(context.Background(), `SELECT status, attempts FROM jobs WHERE kind = ?`, jobs.KindWebhookDelivery).Scan(&status, &attempts)
+		if status != "done" || attempts != 3 {
+			t.Errorf("job %s after %d attempts", status, attempts)
+		}
+	})
+}
+
+// A job claimed by a worker that died is taken over once its lease expires
+// and runs to completion exactly once.
+func TestInterruptedJobRunsAfterRestart(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		e := setup(t, store)
+		e.ingest(t, []string{"+34611000001"}, nil)
+		// Simulate a crash: the job is claimed (running, leased) but never finished.
+		if _, err := store.Exec(context.Background(), `UPDATE jobs SET status = 'running', attempts = 1, locked_until = ? WHERE kind = ?`,
+			db.Micros(e.clock.Now().Add(5*time.Minute)), jobs.KindStageArrival); err != nil {
+			t.Fatal(err)
+		}
+		e.drain(t)
+		if e.outbox(jobs.MsgAutomation) != 0 {
+			t.Fatal("a leased job ran before its lease expired")
+		}
+		e.clock.Advance(6 * time.Minute)
+		e.drain(t)
+		e.drain(t)
+		if n := e.outbox(jobs.MsgAutomation); n != 1 {
+			t.Fatalf("automation messages = %d, want exactly 1", n)
+		}
+	})
+}

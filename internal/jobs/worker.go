@@ -1,0 +1,191 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"math"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/clock"
+	"github.com/frontdesk/frontdesk/internal/db"
+)
+
+// Handler runs one job inside tx; the job is marked done in the same
+// transaction, so its writes and its completion commit together. Effects
+// outside the database (an HTTP call) happen at least once.
+type Handler func(ctx context.Context, tx *db.Tx, acct account.Account, job Job) error
+
+// Worker claims and runs due jobs.
+type Worker struct {
+	DB       *db.DB
+	Clock    clock.Clock
+	Log      *slog.Logger
+	Handlers map[string]Handler
+	// Poll is the pause between empty polls (default 1 s).
+	Poll time.Duration
+	// Lease is how long a claimed job is owned before another worker may
+	// take it over (default 5 min).
+	Lease time.Duration
+	// Backoff is the delay before attempt n+1 (default 2^n seconds, ≤ 1 h).
+	Backoff func(attempt int) time.Duration
+	// Batch is how many jobs one poll claims (default 20).
+	Batch int
+}
+
+func (w *Worker) lease() time.Duration {
+	if w.Lease > 0 {
+		return w.Lease
+	}
+	return 5 * time.Minute
+}
+
+func (w *Worker) backoff(attempt int) time.Duration {
+	if w.Backoff != nil {
+		return w.Backoff(attempt)
+	}
+	return time.Duration(math.Min(math.Pow(2, float64(attempt)), 3600)) * time.Second
+}
+
+// Run polls until ctx ends; a job under way finishes first.
+func (w *Worker) Run(ctx context.Context) error {
+	poll := w.Poll
+	if poll <= 0 {
+		poll = time.Second
+	}
+	for {
+		n, err := w.RunOnce(context.WithoutCancel(ctx))
+		if err != nil && w.Log != nil {
+			w.Log.Error("jobs: poll failed", "err", err)
+		}
+		if n > 0 && err == nil {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(poll):
+		}
+	}
+}
+
+// RunOnce claims due jobs and runs them; it returns how many ran.
+func (w *Worker) RunOnce(ctx context.Context) (int, error) {
+	claimed, err := w.claim(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for _, j := range claimed {
+		w.run(ctx, j)
+	}
+	return len(claimed), nil
+}
+
+func (w *Worker) claim(ctx context.Context) ([]Job, error) {
+	batch := w.Batch
+	if batch <= 0 {
+		batch = 20
+	}
+	now := w.Clock.Now()
+	var out []Job
+	err := w.DB.Transact(ctx, func(tx *db.Tx) error {
+		out = out[:0]
+		rows, err := tx.Query(ctx, `SELECT id, account_id, kind, payload, attempts, max_attempts, source_type, source_id FROM jobs
+			WHERE (status = 'pending' AND run_at <= ?) OR (status = 'running' AND locked_until < ?)
+			ORDER BY run_at, id LIMIT ?`+tx.Dialect().SkipLocked(), db.Micros(now), db.Micros(now), batch)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var (
+				j        Job
+				payload  string
+				src      sql.NullString
+				sourceID sql.NullInt64
+			)
+			if err := rows.Scan(&j.ID, &j.AccountID, &j.Kind, &payload, &j.Attempts, &j.MaxAttempts, &src, &sourceID); err != nil {
+				rows.Close()
+				return err
+			}
+			j.Payload, j.SourceType, j.SourceID = []byte(payload), src.String, sourceID.Int64
+			j.Attempts++
+			out = append(out, j)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil || len(out) == 0 {
+			return err
+		}
+		ids := make([]int64, len(out))
+		for i, j := range out {
+			ids[i] = j.ID
+		}
+		in, args := db.In(ids)
+		_, err = tx.Exec(ctx, `UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = ? WHERE id IN `+in,
+			append([]any{db.Micros(now.Add(w.lease()))}, args...)...)
+		return err
+	})
+	return out, err
+}
+
+func (w *Worker) run(ctx context.Context, j Job) {
+	h, ok := w.Handlers[j.Kind]
+	if !ok {
+		w.fail(ctx, j, fmt.Errorf("no handler for job kind %q", j.Kind), true)
+		return
+	}
+	err := w.DB.Transact(ctx, func(tx *db.Tx) error {
+		acct, err := accountByID(ctx, tx, j.AccountID)
+		if err != nil {
+			return err
+		}
+		if err := h(ctx, tx, acct, j); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `UPDATE jobs SET status = 'done', finished_at = ?, last_error = NULL WHERE id = ?`, db.Micros(w.Clock.Now()), j.ID)
+		return err
+	})
+	if err != nil {
+		w.fail(ctx, j, err, false)
+	}
+}
+
+// fail schedules a retry with backoff, or gives up after max attempts.
+func (w *Worker) fail(ctx context.Context, j Job, cause error, permanent bool) {
+	now := w.Clock.Now()
+	status, runAt := "pending", now.Add(w.backoff(j.Attempts))
+	if permanent || j.Attempts >= j.MaxAttempts {
+		status = "failed"
+	}
+	if w.Log != nil {
+		w.Log.Warn("jobs: attempt failed", "job_id", j.ID, "kind", j.Kind, "attempt", j.Attempts, "status", status, "err", cause)
+	}
+	msg := cause.Error()
+	if len(msg) > 1000 {
+		msg = msg[:1000]
+	}
+	w.DB.Exec(ctx, `UPDATE jobs SET status = ?, run_at = ?, locked_until = NULL, last_error = ?, finished_at = ? WHERE id = ?`,
+		status, db.Micros(runAt), msg, finishedAt(status, now), j.ID)
+}
+
+func finishedAt(status string, now time.Time) any {
+	if status == "failed" {
+		return db.Micros(now)
+	}
+	return nil
+}
+
+func accountByID(ctx context.Context, q db.Querier, id int64) (account.Account, error) {
+	var a account.Account
+	err := q.QueryRow(ctx, `SELECT id, slug, name, timezone, default_region FROM accounts WHERE id = ?`, id).
+		Scan(&a.ID, &a.Slug, &a.Name, &a.Timezone, &a.DefaultRegion)
+	return a, err
+}
+
+// Depth counts pending jobs (for metrics and readiness).
+func Depth(ctx context.Context, q db.Querier) (pending, failed int, err error) {
+	err = q.QueryRow(ctx, `SELECT COALESCE(SUM(CASE WHEN status IN ('pending','running') THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0) FROM jobs`).Scan(&pending, &failed)
+	return
+}
