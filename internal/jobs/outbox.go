@@ -226,4 +226,3 @@ func postWebhook(ctx context.Context, client *http.Client, url, secret string, b
 	}
 	return nil
 }
-
