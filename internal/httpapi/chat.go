@@ -2,20 +2,169 @@ package httpapi
 
 import (
 	"net/http"
+	"time"
 
-	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/chat"
+	"github.com/frontdesk/frontdesk/internal/valid"
+	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
-// Stubs until the chat area lands; each answers 404 NOT_FOUND.
+// handleListConversations handles "GET /api/v2/public/chat/conversations".
 func (s *Server) handleListConversations(w http.ResponseWriter, r *http.Request) error {
-	return errs.New(errs.NotFound, "not implemented yet")
+	rep := &valid.Report{}
+	q := rep.Query(r.URL.Query())
+	var f chat.Filter
+	f.CreatedAfter, _ = q.Time("created_after")
+	f.CreatedBefore, _ = q.Time("created_before")
+	f.UpdatedAfter, _ = q.Time("updated_after")
+	f.ClientID, _ = q.Int("client_id", 1, 1<<62)
+	f.Search, _ = q.Str("search", 255)
+	f.DispositionTagIDs = q.Ints("disposition_tag_ids")
+	f.IncludeUncategorized, _ = q.Bool("include_uncategorized")
+	f.Status, _ = q.Enum("status", chat.Statuses...)
+	f.Direction, _ = q.Enum("direction", chat.Directions...)
+	if sortBy, ok := q.Enum("sort_by", chat.SortValues()...); ok {
+		f.SortBy, f.Desc = chat.ParseSort(sortBy)
+	} else {
+		f.SortBy, f.Desc = "created_at", true
+	}
+	f.Limit = int(q.IntDefault("limit", chat.DefaultLimit, 1, chat.MaxLimit))
+	f.Offset = int(q.IntDefault("offset", 0, 0, 1<<31-1))
+	f.IncludeMessages = true
+	if v, ok := q.Bool("include_messages"); ok {
+		f.IncludeMessages = v
+	}
+	f.MaxMessages = int(q.IntDefault("max_messages_per_session", chat.DefaultMaxMessages, 1, chat.MaxMaxMessages))
+	if err := rep.Err(); err != nil {
+		return err
+	}
+	list, count, err := chat.List(r.Context(), s.db, accountFrom(r.Context()), f)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": list, "count": count, "limit": f.Limit, "offset": f.Offset})
+	return nil
 }
+
+// handleListMessages handles "GET /api/v2/public/chat/conversations/{session_id}/messages".
 func (s *Server) handleListMessages(w http.ResponseWriter, r *http.Request) error {
-	return errs.New(errs.NotFound, "not implemented yet")
+	rep := &valid.Report{}
+	id := rep.PathInt("session_id", r.PathValue("session_id"))
+	q := rep.Query(r.URL.Query())
+	limit := int(q.IntDefault("limit", chat.DefaultMessagesLimit, 1, chat.MaxMessagesLimit))
+	offset := int(q.IntDefault("offset", 0, 0, 1<<31-1))
+	order, _ := q.Enum("order", "asc", "desc")
+	if err := rep.Err(); err != nil {
+		return err
+	}
+	page, err := chat.ListMessages(r.Context(), s.db, accountFrom(r.Context()), id, limit, offset, order == "desc")
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "success", "session_id": page.SessionID, "data": page.Messages,
+		"count": page.Count, "limit": limit, "offset": offset, "participants": page.Participants})
+	return nil
 }
+
+// handleAppendMessage handles "POST /api/v2/admin/workspaces/{slug}/conversations/{session_id}/messages":
+// what a messaging channel calls when a message arrives or is sent.
 func (s *Server) handleAppendMessage(w http.ResponseWriter, r *http.Request) error {
-	return errs.New(errs.NotFound, "not implemented yet")
+	rep := &valid.Report{}
+	id := rep.PathInt("session_id", r.PathValue("session_id"))
+	body, err := readJSON(w, r, false)
+	if err != nil {
+		return err
+	}
+	o := rep.Object(body, "model_type", "body")
+	o.Require("from", "content")
+	var m chat.NewMessage
+	m.From, _ = o.Enum("from", chat.SenderKinds...)
+	switch m.From {
+	case "ai_agent":
+		o.Require("agent")
+	case "user":
+		o.Require("user")
+	}
+	m.Agent, _ = o.Str("agent", 100)
+	m.User, _ = o.Str("user", 100)
+	m.Content, _ = o.Str("content", 0)
+	if t, ok := o.Time("timestamp"); ok {
+		m.Timestamp = t.UTC().Truncate(time.Microsecond).Format(time.RFC3339Nano)
+	}
+	m.MessageType, _ = o.Str("message_type", 50)
+	if mo := o.Sub("media"); mo != nil {
+		media := &workspace.MediaSpec{}
+		media.Kind, _ = mo.Str("kind", 50)
+		media.Mime, _ = mo.Str("mime", 255)
+		media.Filename, _ = mo.Str("filename", 255)
+		if c, ok := mo.Str("caption", 0); ok {
+			media.Caption = &c
+		}
+		m.Media = media
+	}
+	if reply, ok := o.Int("reply_to_id"); ok {
+		m.ReplyToID = reply
+	}
+	if err := rep.Err(); err != nil {
+		return err
+	}
+	acct, err := account.BySlug(r.Context(), s.db, r.PathValue("slug"))
+	if err != nil {
+		return err
+	}
+	conv, err := chat.AppendMessage(r.Context(), s.db, acct, id, m, s.clock.Now())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": conv})
+	return nil
 }
+
+// handleUpdateConversation handles "PATCH /api/v2/admin/workspaces/{slug}/conversations/{session_id}":
+// status, disposition (a tag's workspace key or id; null clears), sentiment
+// (null clears) and summary.
 func (s *Server) handleUpdateConversation(w http.ResponseWriter, r *http.Request) error {
-	return errs.New(errs.NotFound, "not implemented yet")
+	rep := &valid.Report{}
+	id := rep.PathInt("session_id", r.PathValue("session_id"))
+	body, err := readJSON(w, r, false)
+	if err != nil {
+		return err
+	}
+	o := rep.Object(body, "model_type", "body")
+	var ch chat.Change
+	if v, ok := o.Enum("status", chat.Statuses...); ok {
+		ch.Status = &v
+	}
+	if o.Has("disposition") {
+		ch.SetDisposition = true
+		if raw, ok := o.Raw("disposition"); ok {
+			if _, isStr := raw.(string); isStr {
+				ch.DispositionKey, _ = o.Str("disposition", 100)
+			} else {
+				ch.DispositionID, _ = o.Int("disposition")
+			}
+		}
+	}
+	if o.Has("sentiment") {
+		v, _ := o.Enum("sentiment", chat.Sentiments...)
+		ch.Sentiment = &v
+	}
+	if o.Has("summary") {
+		v, _ := o.Str("summary", 10000)
+		ch.Summary = &v
+	}
+	if err := rep.Err(); err != nil {
+		return err
+	}
+	acct, err := account.BySlug(r.Context(), s.db, r.PathValue("slug"))
+	if err != nil {
+		return err
+	}
+	conv, err := chat.UpdateConversation(r.Context(), s.db, acct, id, ch, s.clock.Now())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": conv})
+	return nil
 }
