@@ -1,0 +1,178 @@
+// Command frontdesk is the Frontdesk server and its command line: serve the
+// Public Integration API, provision workspaces, manage API keys and run
+// migrations (decisions.md §6).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	_ "time/tzdata" // IANA zones work on machines without /usr/share/zoneinfo
+
+	"github.com/frontdesk/frontdesk/internal/clock"
+	"github.com/frontdesk/frontdesk/internal/db"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env := &Env{Getenv: os.Getenv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Clock: clock.System{}}
+	os.Exit(run(ctx, os.Args[1:], env))
+}
+
+// Env is everything a command touches outside itself, so tests can run
+// commands in-process.
+type Env struct {
+	Getenv func(string) string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Clock  clock.Clock
+	// Ready, when set, receives the listening address once serve accepts
+	// connections (tests use it with --addr 127.0.0.1:0).
+	Ready chan<- string
+}
+
+// errUsage is a command-line mistake: exit status 2.
+var errUsage = errors.New("usage")
+
+const usage = `frontdesk — the Frontdesk integration backend
+
+Usage:
+  frontdesk serve [--addr 127.0.0.1:8080] [--demo]   run the HTTP server
+  frontdesk workspace apply -f FILE|-                create or update a workspace from a file
+  frontdesk keys create --account SLUG [--name N] [--expires-at RFC3339]
+  frontdesk keys list --account SLUG [--json]
+  frontdesk keys revoke --account SLUG --name N
+  frontdesk worker [--poll 1s]                       run only the job worker
+  frontdesk outbox list --account SLUG [--json]      messages and calls the automations produced
+  frontdesk migrate                                  bring the schema up to date
+  frontdesk version
+
+Every command takes --db (env FRONTDESK_DB): a postgres:// URL or a SQLite
+file path (default ./frontdesk.db).
+`
+
+func run(ctx context.Context, args []string, env *Env) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(env.Stdout, usage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	var err error
+	switch args[0] {
+	case "serve":
+		err = cmdServe(ctx, args[1:], env)
+	case "workspace":
+		err = cmdWorkspace(ctx, args[1:], env)
+	case "keys":
+		err = cmdKeys(ctx, args[1:], env)
+	case "migrate":
+		err = cmdMigrate(ctx, args[1:], env)
+	case "worker":
+		err = cmdWorker(ctx, args[1:], env)
+	case "outbox":
+		err = cmdOutbox(ctx, args[1:], env)
+	case "version":
+		fmt.Fprintln(env.Stdout, "frontdesk", buildVersion())
+	default:
+		fmt.Fprintf(env.Stderr, "frontdesk: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errUsage), errors.Is(err, flag.ErrHelp):
+		return 2
+	default:
+		fmt.Fprintln(env.Stderr, "frontdesk:", err)
+		return 1
+	}
+}
+
+func buildVersion() string {
+	if version != "dev" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return version
+}
+
+// flags is a command's flag set with the options every command shares.
+type flags struct {
+	*flag.FlagSet
+	dsn *string
+}
+
+func newFlags(name string, env *Env) *flags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	return &flags{FlagSet: fs, dsn: fs.String("db", envOr(env, "FRONTDESK_DB", "./frontdesk.db"), "database: postgres:// URL or SQLite file path (env FRONTDESK_DB)")}
+}
+
+func (f *flags) parse(args []string) error {
+	if err := f.Parse(args); err != nil {
+		return errUsage
+	}
+	if f.NArg() > 0 {
+		fmt.Fprintf(f.Output(), "unexpected arguments: %v\n", f.Args())
+		return errUsage
+	}
+	return nil
+}
+
+func envOr(env *Env, key, def string) string {
+	if v := env.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func logger(env *Env) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+// openStore opens and migrates the database named by the --db flag.
+func openStore(ctx context.Context, dsn string, log *slog.Logger) (*db.DB, error) {
+	store, err := db.Open(ctx, dsn, db.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if err := store.Migrate(ctx, log); err != nil {
+		store.Close()
+		return nil, err
+	}
+	return store, nil
+}
+
+func cmdMigrate(ctx context.Context, args []string, env *Env) error {
+	f := newFlags("migrate", env)
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	store, err := openStore(ctx, *f.dsn, logger(env))
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	v, err := store.SchemaVersion(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "schema at version %d (%s)\n", v, store.Engine())
+	return nil
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/httpapi"
+	"github.com/frontdesk/frontdesk/internal/workspace"
+)
+
+func cmdServe(ctx context.Context, args []string, env *Env) error {
+	f := newFlags("serve", env)
+	addr := f.String("addr", envOr(env, "FRONTDESK_ADDR", "127.0.0.1:8080"), "listen address (env FRONTDESK_ADDR)")
+	demo := f.Bool("demo", false, "apply the built-in demo workspace if absent and print its key")
+	shutdownWait := f.Duration("shutdown-timeout", 30*time.Second, "how long in-flight requests may finish on shutdown")
+	runWorker := f.Bool("worker", true, "run the job worker in this process (automations, notifications, webhooks)")
+	poll := f.Duration("poll", time.Second, "job worker: pause between polls when no job is due")
+	batchWait := f.Duration("batch-wait", 30*time.Second, "how long an ingest batch waits for another batch of the same input node")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	log := logger(env)
+	store, err := openStore(ctx, *f.dsn, log)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	if *demo {
+		if err := ensureDemo(ctx, store, env); err != nil {
+			return fmt.Errorf("demo workspace: %w", err)
+		}
+	}
+
+	srv := httpapi.NewServer(httpapi.Config{
+		DB: store, Clock: env.Clock, Log: log, AdminToken: env.Getenv("FRONTDESK_ADMIN_TOKEN"), BatchWait: *batchWait,
+	})
+	workerDone := make(chan struct{})
+	workerCtx, stopWorker := context.WithCancel(context.WithoutCancel(ctx))
+	if *runWorker {
+		go func() {
+			defer close(workerDone)
+			newWorker(store, env.Clock, log, *poll).Run(workerCtx)
+		}()
+	} else {
+		close(workerDone)
+	}
+	defer func() { stopWorker(); <-workerDone }()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	httpSrv := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      120 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	url := "http://" + ln.Addr().String()
+	fmt.Fprintf(env.Stdout, "Frontdesk listening on %s (database: %s)\n", url, store.Engine())
+	if *demo {
+		fmt.Fprintf(env.Stdout, "Demo API key: %s\nTry:\n  curl -H 'Authorization: Bearer %s' %s/api/v2/public/calendar/services\n",
+			workspace.DemoKey, workspace.DemoKey, url)
+	}
+	if env.Ready != nil {
+		env.Ready <- ln.Addr().String()
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- httpSrv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing in-flight requests", "timeout", *shutdownWait)
+	sctx, cancel := context.WithTimeout(context.Background(), *shutdownWait)
+	defer cancel()
+	if err := httpSrv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// ensureDemo applies the demo workspace when its account does not exist yet,
+// so a restart never resets what a user changed in it.
+func ensureDemo(ctx context.Context, store *db.DB, env *Env) error {
+	if _, err := account.BySlug(ctx, store, workspace.DemoSlug); err == nil {
+		return nil
+	} else if !errs.Is(err, errs.NotFound) {
+		return err
+	}
+	a := &workspace.Applier{DB: store, Now: env.Clock.Now}
+	_, err := a.Apply(ctx, workspace.Demo())
+	return err
+}

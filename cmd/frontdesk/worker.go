@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"text/tabwriter"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/clock"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/jobs"
+)
+
+// newWorker builds the job worker every process runs the same way.
+func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, poll time.Duration) *jobs.Worker {
+	fx := &jobs.Effects{Clock: clk}
+	return &jobs.Worker{DB: store, Clock: clk, Log: log, Handlers: fx.Handlers(), Poll: poll}
+}
+
+// cmdWorker runs only the job worker, for deployments that separate it from
+// the HTTP servers.
+func cmdWorker(ctx context.Context, args []string, env *Env) error {
+	f := newFlags("worker", env)
+	poll := f.Duration("poll", time.Second, "pause between polls when no job is due")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	log := logger(env)
+	store, err := openStore(ctx, *f.dsn, log)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	log.Info("worker started", "database", store.Engine())
+	return newWorker(store, env.Clock, log, *poll).Run(ctx)
+}
+
+// cmdOutbox lists what an account's automations and notifications produced.
+func cmdOutbox(ctx context.Context, args []string, env *Env) error {
+	if len(args) == 0 || args[0] != "list" {
+		fmt.Fprintln(env.Stderr, "usage: frontdesk outbox list --account SLUG [--json] [--limit N]")
+		return errUsage
+	}
+	f := newFlags("outbox list", env)
+	slug := f.String("account", "", "account slug")
+	asJSON := f.Bool("json", false, "print a JSON array")
+	limit := f.Int("limit", 200, "most recent messages to show")
+	if err := f.parse(args[1:]); err != nil {
+		return err
+	}
+	if *slug == "" {
+		fmt.Fprintln(env.Stderr, "outbox list: --account SLUG is required")
+		return errUsage
+	}
+	store, err := openStore(ctx, *f.dsn, nil)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	acct, err := account.BySlug(ctx, store, *slug)
+	if err != nil {
+		return err
+	}
+	msgs, err := jobs.ListOutbox(ctx, store, acct, *limit)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(msgs)
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKIND\tTO\tSTATUS\tSCHEDULED\tBODY")
+	for _, m := range msgs {
+		body := m.Body
+		if len(body) > 60 {
+			body = body[:57] + "..."
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", m.ID, m.Kind, m.Recipient, m.Status, m.ScheduledAt, body)
+	}
+	return tw.Flush()
+}
