@@ -36,8 +36,25 @@ var folders = sync.Pool{New: func() any {
 		// Full case folding rather than ToLower, so "STRASSE" and "Straße"
 		// meet, and the result does not depend on a locale.
 		cases.Fold(),
+		// x/text folds uppercase Cherokee to lowercase (golang/go#46101)
+		// while CaseFolding.txt goes the other way, so its Fold swaps case
+		// and is not idempotent. Settle on the standard's uppercase.
+		runes.Map(cherokeeUpper),
 	)
 }}
+
+// cherokeeUpper maps Cherokee small letters to their capitals, the direction
+// Unicode case folding uses for Cherokee (lowercase was added later, and
+// folding had to stay stable for text already folded to uppercase).
+func cherokeeUpper(r rune) rune {
+	switch {
+	case r >= 0xAB70 && r <= 0xABBF: // Cherokee Supplement -> U+13A0..U+13EF
+		return r - 0xAB70 + 0x13A0
+	case r >= 0x13F8 && r <= 0x13FD: // small ye..mv -> U+13F0..U+13F5
+		return r - 8
+	}
+	return r
+}
 
 // Fold returns s trimmed, Unicode-NFD-decomposed with nonspacing marks
 // removed, and case-folded, so that Fold("  limpieza DENTAL ") ==

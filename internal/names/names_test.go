@@ -33,6 +33,10 @@ func TestFold(t *testing.T) {
 		{"invalid utf8", "a\xffB", "a\ufffdb"},
 		{"digits and punctuation", "Sala 2 (B)", "sala 2 (b)"},
 		{"cjk unchanged", "歯科", "歯科"},
+		// Unicode folds Cherokee to uppercase; x/text alone gets it backwards.
+		{"cherokee small", "ꮧꭰ", "ᏗᎠ"},
+		{"cherokee capital", "ᏗᎠ", "ᏗᎠ"},
+		{"cherokee small ye", "ᏸ", "Ᏸ"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

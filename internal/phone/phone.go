@@ -374,7 +374,8 @@ func checkPossible(pn *phonenumbers.PhoneNumber) error {
 // prefixes even from "+" input, so a national number that itself starts with
 // something prefix-like could otherwise be stored under digits its own E.164
 // rendering does not reproduce, and the client would be duplicated the next
-// time it arrives in E.164.
+// time it arrives in E.164. In practice this only rejects junk such as
+// "+386 0000001", where each parse strips one more "trunk" zero.
 func settle(pn *phonenumbers.PhoneNumber) (Number, error) {
 	if pn.Extension != nil {
 		// Unreachable with digit-only input; guards a library change.
@@ -387,7 +388,7 @@ func settle(pn *phonenumbers.PhoneNumber) (Number, error) {
 	back, err := phonenumbers.Parse(n.E164(), "")
 	if err != nil || int(back.GetCountryCode()) != n.CountryCode ||
 		phonenumbers.GetNationalSignificantNumber(back) != n.National {
-		return Number{}, invalid("phone number is ambiguous; send it in E.164 (+34600111222)")
+		return Number{}, invalid("phone number is not usable: written in E.164 it would read as a different number (check for extra zeros)")
 	}
 	return n, nil
 }

@@ -86,6 +86,13 @@ func TestParseIngest(t *testing.T) {
 		{"tel uri", "tel:+34600111222", "", phone.Number{}, "letters"},
 		{"invalid utf8", "+34 600\xff111222", "", phone.Number{}, "UTF-8"},
 		{"arabic-indic digits", "+٣٤٦٠٠١١١٢٢٢", "", phone.Number{}, "contains"},
+		// Each parse of the E.164 form strips another "trunk" zero.
+		{"unstable e164", "+386 0000001", "", phone.Number{}, "different number"},
+		{"unstable e164 via 00", "003860000001", "", phone.Number{}, "different number"},
+		{"unstable national", "0120000010000", "55", phone.Number{}, "different number"},
+		// Valid in Canada, yet the +1 length check only knows US lengths.
+		{"valid but not possible per library", "+1 310 0000", "", phone.Number{CountryCode: 1, National: "3100000"}, ""},
+		{"valid but not possible national", "310 0000", "1", phone.Number{CountryCode: 1, National: "3100000"}, ""},
 		{"huge input", "+34" + strings.Repeat(" ", 500) + "600111222", "", phone.Number{}, "too long"},
 	}
 	for _, tt := range tests {
@@ -128,6 +135,7 @@ func TestParseWithRegion(t *testing.T) {
 		{"plus alone", "+", "ES", phone.Number{}, "no digits"},
 		{"empty", "", "ES", phone.Number{}, "empty"},
 		{"letters", "6OO111222", "ES", phone.Number{}, "letters"},
+		{"unstable e164", "003860000001", "", phone.Number{}, "different number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
