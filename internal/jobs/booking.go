@@ -1,0 +1,68 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/workspace"
+)
+
+// Booking describes a new appointment for its notifications.
+type Booking struct {
+	AppointmentID int64
+	ClientID      int64
+	Recipient     string // E.164
+	ClientName    string
+	ServiceName   string
+	Professional  string
+	StartAt       time.Time
+	Location      *time.Location // the booking's zone, for the text
+}
+
+// QueueBookingNotifications follows the calendar's own notification
+// settings, exactly as for a dashboard booking (the contract's booking rule
+// 3): a confirmation request now when enabled, and a reminder at each
+// configured offset before the start that is not already in the past. It
+// runs in the booking's transaction, so a rolled-back booking sends nothing.
+func QueueBookingNotifications(ctx context.Context, tx *db.Tx, acct account.Account, b Booking, now time.Time) error {
+	var raw string
+	if err := tx.QueryRow(ctx, `SELECT notifications FROM accounts WHERE id = ?`, acct.ID).Scan(&raw); err != nil {
+		return fmt.Errorf("notification settings: %w", err)
+	}
+	var settings workspace.Notifications
+	json.Unmarshal([]byte(raw), &settings)
+	loc := b.Location
+	if loc == nil {
+		loc = acct.Location()
+	}
+	when := b.StartAt.In(loc).Format("Mon 2 Jan 15:04")
+	src := MessageSource{Type: "booking", ID: &b.AppointmentID}
+	clientID := b.ClientID
+	if settings.ConfirmationRequest {
+		body := fmt.Sprintf("Hola %s, ¿confirmas tu cita de %s con %s el %s? Responde SÍ o NO.", b.ClientName, b.ServiceName, b.Professional, when)
+		if err := QueueMessage(ctx, tx, acct, now, Message{Kind: MsgConfirmation, Channel: "whatsapp", Recipient: b.Recipient,
+			ClientID: &clientID, Body: body, Source: src}, now, nil); err != nil {
+			return err
+		}
+	}
+	for _, r := range settings.Reminders {
+		d, err := workspace.ParseDuration(r)
+		if err != nil {
+			continue
+		}
+		at := b.StartAt.Add(-d)
+		if !at.After(now) {
+			continue // a reminder whose time has passed is not sent late
+		}
+		body := fmt.Sprintf("Recordatorio: %s con %s el %s.", b.ServiceName, b.Professional, when)
+		if err := QueueMessage(ctx, tx, acct, now, Message{Kind: MsgReminder, Channel: "whatsapp", Recipient: b.Recipient,
+			ClientID: &clientID, Body: body, Source: src}, at, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
