@@ -3,16 +3,124 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/calendar"
+	"github.com/frontdesk/frontdesk/internal/valid"
 )
 
-// Stubs until the calendar area lands; each answers 404 NOT_FOUND.
+// handleListServices handles "GET /api/v2/public/calendar/services".
 func (s *Server) handleListServices(w http.ResponseWriter, r *http.Request) error {
-	return errs.New(errs.NotFound, "not implemented yet")
+	list, err := calendar.ListServices(r.Context(), s.db, accountFrom(r.Context()))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": list})
+	return nil
 }
+
+// handleAvailability handles "GET /api/v2/public/calendar/availability".
 func (s *Server) handleAvailability(w http.ResponseWriter, r *http.Request) error {
-	return errs.New(errs.NotFound, "not implemented yet")
+	// An empty start_date or timezone (?timezone=) means "not sent": query
+	// builders emit empty parameters for unset fields.
+	values := r.URL.Query()
+	for _, k := range []string{"start_date", "timezone"} {
+		if values.Get(k) == "" {
+			values.Del(k)
+		}
+	}
+	rep := &valid.Report{}
+	q := rep.Query(values)
+	aq := calendar.AvailabilityQuery{Days: int(q.IntDefault("days", 14, 1, 90))}
+	aq.StartDate, _ = q.Date("start_date")
+	aq.Timezone, _ = q.Str("timezone", 64)
+	aq.ServiceIDs = q.Ints("service_id")
+	if err := rep.Err(); err != nil {
+		return err
+	}
+	acct := accountFrom(r.Context())
+	av, err := calendar.ComputeAvailability(r.Context(), s.db, acct, aq, s.clock.Now())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": av})
+	return nil
 }
+
+// handleBook handles "POST /api/v2/public/calendar/events".
 func (s *Server) handleBook(w http.ResponseWriter, r *http.Request) error {
-	return errs.New(errs.NotFound, "not implemented yet")
+	body, err := readJSON(w, r, false)
+	if err != nil {
+		return err
+	}
+	req, err := decodeBooking(body)
+	if err != nil {
+		return err
+	}
+	b, err := calendar.Book(r.Context(), s.db, accountFrom(r.Context()), req, s.clock.Now())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": b.Appointment,
+		"client_id": b.ClientID, "client_created": b.ClientCreated})
+	return nil
+}
+
+// decodeBooking reads the booking body, reporting every schema problem at
+// once (422). Business rules (zones, phones, names, the catalog) are the
+// calendar package's.
+func decodeBooking(body any) (calendar.BookRequest, error) {
+	var req calendar.BookRequest
+	rep := &valid.Report{}
+	o := rep.Object(body, "model_type", "body")
+	o.Require("client")
+	if c := o.Sub("client"); c != nil {
+		c.Require("phone")
+		req.Client.Phone, _ = c.Str("phone", 0)
+		req.Client.FirstName, _ = c.Str("first_name", 100)
+		req.Client.LastName, _ = c.Str("last_name", 100)
+		req.Client.Email, _ = c.Str("email", 255)
+	}
+	req.ServiceID, req.ServiceName = idOrName(o, "service")
+	req.ProfessionalID, req.ProfessionalName = idOrName(o, "professional")
+	req.EventTypeID, req.EventTypeName = idOrName(o, "event_type")
+	o.Require("start_at", "end_at", "timezone")
+	req.StartAt = wallTime(o, "start_at")
+	req.EndAt = wallTime(o, "end_at")
+	req.Timezone, _ = o.Str("timezone", 64)
+	req.Notes, _ = o.Str("notes", 2000)
+	return req, rep.Err()
+}
+
+// idOrName reads KIND_id / KIND_name; sending neither is `missing` at
+// KIND_id (decisions.md §7).
+func idOrName(o *valid.Object, kind string) (*int64, *string) {
+	_, hasID := o.Raw(kind + "_id")
+	_, hasName := o.Raw(kind + "_name")
+	if o.Valid() && !hasID && !hasName {
+		o.Report().Add(o.Loc(kind+"_id"), "missing", "Field required")
+		return nil, nil
+	}
+	var (
+		id   *int64
+		name *string
+	)
+	if n, ok := o.Int(kind + "_id"); ok {
+		id = &n
+	}
+	if s, ok := o.Str(kind+"_name", 255); ok {
+		name = &s
+	}
+	return id, name
+}
+
+// wallTime reads a booking timestamp; an unreadable one is datetime_parsing.
+func wallTime(o *valid.Object, name string) calendar.WallTime {
+	s, ok := o.Str(name, 0)
+	if !ok {
+		return calendar.WallTime{}
+	}
+	t, ok := calendar.ParseWallTime(s)
+	if !ok {
+		o.Report().Add(o.Loc(name), "datetime_parsing", "Input should be a valid datetime (ISO 8601, e.g. 2026-12-01T10:00:00 or 2026-12-01T10:00:00+01:00)")
+	}
+	return t
 }

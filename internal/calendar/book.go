@@ -1,0 +1,260 @@
+package calendar
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/contact"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/phone"
+)
+
+// ClientInput is the booking's client object, as sent.
+type ClientInput struct {
+	FirstName, LastName, Phone, Email string
+}
+
+// BookRequest is a booking that passed schema validation. Each of service,
+// professional and event type is named by id or by name (at least one of
+// each pair is set); the id wins when both are.
+type BookRequest struct {
+	Client           ClientInput
+	ServiceID        *int64
+	ServiceName      *string
+	ProfessionalID   *int64
+	ProfessionalName *string
+	EventTypeID      *int64
+	EventTypeName    *string
+	StartAt, EndAt   WallTime
+	Timezone         string
+	Notes            string
+}
+
+// Colored is the {id, name, color} shape of a service or event type in an
+// appointment.
+type Colored struct {
+	ID    int64  `json:"id"`
+	Name  string `json:"name"`
+	Color string `json:"color"`
+}
+
+// CalendarProfile is the professional as an appointment shows it.
+type CalendarProfile struct {
+	CalendarProfileID int64  `json:"calendar_profile_id"`
+	Name              string `json:"name"`
+}
+
+// Appointment is the booking response's data.
+type Appointment struct {
+	ID                 int64           `json:"id"`
+	StartAt            string          `json:"start_at"`
+	EndAt              string          `json:"end_at"`
+	Timezone           string          `json:"timezone"`
+	Status             string          `json:"status"`
+	Source             string          `json:"source"`
+	ConfirmationStatus string          `json:"confirmation_status"`
+	Client             contact.Ref     `json:"client"`
+	CalendarProfile    CalendarProfile `json:"calendar_profile"`
+	Service            Colored         `json:"service"`
+	EventType          Colored         `json:"event_type"`
+	CustomFields       map[string]any  `json:"custom_fields"`
+	Notes              string          `json:"notes"`
+	CreatedAt          string          `json:"created_at"`
+}
+
+// Booking is what Book made: the appointment and whether its client is new.
+type Booking struct {
+	Appointment   Appointment
+	ClientID      int64
+	ClientCreated bool
+}
+
+// Book books an appointment exactly as asked. Every value is explicit and
+// checked against the catalog; availability is never checked (outside
+// working hours and double bookings are accepted). The client is matched by
+// the phone's national digits, or created when the phone is new, in the same
+// transaction as the appointment: a failure leaves nothing behind, so a 500
+// can be retried.
+func Book(ctx context.Context, store *db.DB, acct account.Account, req BookRequest, now time.Time) (Booking, error) {
+	loc, ok := LoadZone(req.Timezone)
+	if !ok {
+		return Booking{}, errs.WithDetails(errs.InvalidTimezone, map[string]any{"field": "timezone", "value": req.Timezone},
+			"timezone %q is not an IANA time zone name (e.g. Europe/Madrid).", req.Timezone)
+	}
+	start, ok := req.StartAt.In(loc)
+	if !ok {
+		return Booking{}, gapError("start_at", req.Timezone)
+	}
+	end, ok := req.EndAt.In(loc)
+	if !ok {
+		return Booking{}, gapError("end_at", req.Timezone)
+	}
+	if !end.After(start) {
+		return Booking{}, errs.WithDetails(errs.InvalidTimeRange, map[string]any{"field": "end_at",
+			"start_at": Timestamp(start), "end_at": Timestamp(end)}, "end_at must be after start_at.")
+	}
+	num, err := phone.ParseWithRegion(req.Client.Phone, acct.DefaultRegion)
+	if err != nil {
+		return Booking{}, errs.WithDetails(errs.InvalidPhone, map[string]any{"field": "client.phone"}, "client.phone: %s.", err.Error())
+	}
+
+	var out Booking
+	err = store.Transact(ctx, func(tx *db.Tx) error {
+		if err := contact.LockClients(ctx, tx, acct); err != nil {
+			return err
+		}
+		cat, err := loadCatalog(ctx, tx, acct)
+		if err != nil {
+			return err
+		}
+		svc, pro, et, err := cat.resolve(req)
+		if err != nil {
+			return err
+		}
+		client, created, err := bookingClient(ctx, tx, acct, req.Client, num, now)
+		if err != nil {
+			return err
+		}
+		custom := map[string]any{"booked_by": "api"}
+		var id int64
+		err = tx.QueryRow(ctx, `INSERT INTO appointments (account_id, client_id, service_id, professional_id, event_type_id,
+			start_at, end_at, timezone, status, source, confirmation_status, notes, custom_fields, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'booked', 'api', 'pending', ?, ?, ?, ?) RETURNING id`,
+			acct.ID, client.ID, svc.ID, pro.ID, et.ID, db.Micros(start), db.Micros(end), req.Timezone,
+			req.Notes, jsonText(custom), db.Micros(now), db.Micros(now)).Scan(&id)
+		if err != nil {
+			return fmt.Errorf("insert appointment: %w", err)
+		}
+		out = Booking{ClientID: client.ID, ClientCreated: created, Appointment: Appointment{
+			ID: id, StartAt: Timestamp(start), EndAt: Timestamp(end), Timezone: req.Timezone,
+			Status: "booked", Source: "api", ConfirmationStatus: "pending",
+			Client:          client.Ref(),
+			CalendarProfile: CalendarProfile{CalendarProfileID: pro.ID, Name: pro.Name},
+			Service:         Colored{ID: svc.ID, Name: svc.Name, Color: svc.Color},
+			EventType:       Colored{ID: et.ID, Name: et.Name, Color: et.Color},
+			CustomFields:    custom, Notes: req.Notes, CreatedAt: Timestamp(now),
+		}}
+		return nil
+	})
+	return out, err
+}
+
+func gapError(field, zone string) error {
+	return errs.WithDetails(errs.InvalidTimeRange, map[string]any{"field": field, "timezone": zone},
+		"%s does not exist in %s (the clocks skip it at a daylight-saving change); send another time or an explicit UTC offset.", field, zone)
+}
+
+// bookingClient applies the single-object phone rule: the client owning the
+// national digits is used as stored (names and e-mail sent are ignored); a
+// new phone creates a client, which needs a name. The caller holds
+// contact.LockClients.
+func bookingClient(ctx context.Context, tx *db.Tx, acct account.Account, in ClientInput, num phone.Number, now time.Time) (contact.Client, bool, error) {
+	found, err := contact.ByNationals(ctx, tx, acct, []string{num.National})
+	if err != nil {
+		return contact.Client{}, false, err
+	}
+	if c, ok := found[num.National]; ok {
+		if c.Phone.CountryCode != num.CountryCode {
+			return contact.Client{}, false, errs.WithDetails(errs.ValidationError,
+				map[string]any{"field": "client.phone", "conflicting_client_id": c.ID},
+				"The national digits of client.phone belong to client %d under another country code (%s).", c.ID, c.Phone.E164())
+		}
+		return c, false, nil
+	}
+	first, last := strings.TrimSpace(in.FirstName), strings.TrimSpace(in.LastName)
+	if first == "" && last == "" {
+		return contact.Client{}, false, errs.WithDetails(errs.NameRequired, map[string]any{"field": "client.first_name"},
+			"client.phone %s is new: send client.first_name or client.last_name to create the client.", num.E164())
+	}
+	email := strings.TrimSpace(in.Email)
+	if email != "" && !plausibleEmail(email) {
+		return contact.Client{}, false, errs.WithDetails(errs.ValidationError, map[string]any{"field": "client.email"},
+			"client.email %q is not an e-mail address.", email)
+	}
+	ids, err := contact.InsertMany(ctx, tx, acct, []contact.New{{FirstName: first, LastName: last, Phone: num, Email: email}}, now)
+	if err != nil {
+		return contact.Client{}, false, err
+	}
+	return contact.Client{ID: ids[0], FirstName: first, LastName: last, Phone: num, Email: email, CreatedAt: now, UpdatedAt: now}, true, nil
+}
+
+// plausibleEmail is a shape check (one @, something on each side, a dot-free
+// or dotted domain without spaces); deliverability is not ours to judge.
+func plausibleEmail(s string) bool {
+	local, domain, ok := strings.Cut(s, "@")
+	return ok && local != "" && domain != "" && !strings.ContainsAny(s, " \t\r\n") && !strings.Contains(domain, "@")
+}
+
+// resolve finds the service, professional and event type the request names.
+// Nothing is ever auto-picked: each must be named, match exactly one
+// candidate, and be offered by the service; a refusal lists what would have
+// been accepted.
+func (c *catalog) resolve(req BookRequest) (*service, *professional, eventType, error) {
+	svcs := make([]choice, len(c.services))
+	for i, s := range c.services {
+		svcs[i] = choice{s.ID, s.Name}
+	}
+	i, err := pickOne(svcs, req.ServiceID, req.ServiceName, "service", errs.ServiceNotFound, "")
+	if err != nil {
+		return nil, nil, eventType{}, err
+	}
+	svc := c.services[i]
+
+	pros := make([]choice, len(svc.Pros))
+	for i, p := range svc.Pros {
+		pros[i] = choice{p.ID, p.Name}
+	}
+	i, err = pickOne(pros, req.ProfessionalID, req.ProfessionalName, "professional", errs.ProfessionalNotFound, svc.Name)
+	if err != nil {
+		return nil, nil, eventType{}, err
+	}
+	pro := svc.Pros[i]
+
+	types := make([]choice, len(svc.Types))
+	for i, e := range svc.Types {
+		types[i] = choice{e.ID, e.Name}
+	}
+	i, err = pickOne(types, req.EventTypeID, req.EventTypeName, "event_type", errs.EventTypeNotFound, svc.Name)
+	if err != nil {
+		return nil, nil, eventType{}, err
+	}
+	return svc, pro, svc.Types[i], nil
+}
+
+// what names each kind in messages.
+var what = map[string]string{"service": "bookable service", "professional": "active professional", "event_type": "active event type"}
+
+// pickOne is pick with the contract's refusals: kind is "service",
+// "professional" or "event_type" (the field prefix and the valid_* keys);
+// of names the service the candidates belong to.
+func pickOne(cands []choice, id *int64, name *string, kind, code, of string) (int, error) {
+	idx, ambiguous := pick(cands, id, name)
+	if idx >= 0 {
+		return idx, nil
+	}
+	field, value := kind+"_name", any(nil)
+	if id != nil {
+		field, value = kind+"_id", *id
+	} else {
+		value = *name
+	}
+	scope := ""
+	if of != "" {
+		scope = fmt.Sprintf(" of service %q", of)
+	}
+	if len(ambiguous) > 0 {
+		sortRefs(ambiguous)
+		return -1, errs.WithDetails(errs.AmbiguousMatch, map[string]any{"field": field, "value": value, "candidates": ambiguous},
+			"%d %ss%s are named %q; send %s_id instead.", len(ambiguous), what[kind], scope, *name, kind)
+	}
+	ns, ids := validLists(cands)
+	details := map[string]any{"field": field, "value": value, "valid_" + kind + "_names": ns, "valid_" + kind + "_ids": ids}
+	if id != nil {
+		return -1, errs.WithDetails(code, details, "%s %d is not a %s%s; see details for the accepted ones.", field, *id, what[kind], scope)
+	}
+	return -1, errs.WithDetails(code, details, "No %s%s is named %q; see details for the accepted ones.", what[kind], scope, *name)
+}

@@ -1,0 +1,251 @@
+// Package calendar is the bookable side of an account: its services, the
+// professionals (calendar profiles) and event types each service offers,
+// booking an appointment from an outside system, and the free capacity the
+// professionals' working hours leave.
+//
+// One catalog feeds all three endpoints, so the services list shows exactly
+// the ids and names that booking accepts and availability counts: an active
+// service, its active member professionals and its active offered event
+// types. Names are compared folded (names.Fold), never auto-picked, and a
+// refusal always lists what would have been accepted.
+package calendar
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+	_ "time/tzdata" // IANA zones are part of the contract; don't depend on the host's zoneinfo
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/names"
+)
+
+// Ref is the {id, name} shape of professionals and event types in the
+// services list.
+type Ref struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// Service is a bookable service as the services list shows it.
+type Service struct {
+	ID                     int64  `json:"id"`
+	Name                   string `json:"name"`
+	DefaultDurationMinutes int    `json:"default_duration_minutes"`
+	Professionals          []Ref  `json:"professionals"`
+	EventTypes             []Ref  `json:"event_types"`
+}
+
+// service is a catalog entry: an active service with its active member
+// professionals and active offered event types, each ordered by id.
+type service struct {
+	ID       int64
+	Name     string
+	Color    string
+	Duration int // minutes
+	Pros     []*professional
+	Types    []eventType
+}
+
+// professional is an active calendar profile with its schedule.
+type professional struct {
+	ID      int64
+	Name    string
+	Hours   weekHours  // account timezone
+	TimeOff []interval // instants
+}
+
+type eventType struct {
+	ID    int64
+	Name  string
+	Color string
+}
+
+// catalog is everything an account offers for booking, loaded in three
+// queries whatever its size.
+type catalog struct {
+	services []*service // by id
+	byID     map[int64]*service
+}
+
+// loadCatalog reads the account's active services, their active member
+// professionals and their active offered event types.
+func loadCatalog(ctx context.Context, q db.Querier, acct account.Account) (*catalog, error) {
+	c := &catalog{byID: map[int64]*service{}}
+	rows, err := q.Query(ctx, `SELECT id, name, color, default_duration_minutes FROM services
+		WHERE account_id = ? AND active ORDER BY id`, acct.ID)
+	if err != nil {
+		return nil, fmt.Errorf("load services: %w", err)
+	}
+	for rows.Next() {
+		s := &service{}
+		if err := rows.Scan(&s.ID, &s.Name, &s.Color, &s.Duration); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if s.Duration <= 0 { // the schema's default; apply never stores less than 1
+			s.Duration = 30
+		}
+		c.services = append(c.services, s)
+		c.byID[s.ID] = s
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	// A professional serving several services is parsed once and shared.
+	pros := map[int64]*professional{}
+	rows, err = q.Query(ctx, `SELECT sp.service_id, p.id, p.name, p.working_hours, p.time_off
+		FROM service_professionals sp JOIN professionals p ON p.id = sp.professional_id AND p.account_id = sp.account_id
+		WHERE sp.account_id = ? AND p.active ORDER BY sp.service_id, p.id`, acct.ID)
+	if err != nil {
+		return nil, fmt.Errorf("load professionals: %w", err)
+	}
+	for rows.Next() {
+		var (
+			sid           int64
+			p             professional
+			hours, offRaw string
+		)
+		if err := rows.Scan(&sid, &p.ID, &p.Name, &hours, &offRaw); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		s := c.byID[sid]
+		if s == nil {
+			continue // inactive service
+		}
+		pp := pros[p.ID]
+		if pp == nil {
+			p.Hours = parseWeekHours(hours)
+			p.TimeOff = parseTimeOff(offRaw)
+			pp = &p
+			pros[p.ID] = pp
+		}
+		s.Pros = append(s.Pros, pp)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	rows, err = q.Query(ctx, `SELECT se.service_id, e.id, e.name, e.color
+		FROM service_event_types se JOIN event_types e ON e.id = se.event_type_id AND e.account_id = se.account_id
+		WHERE se.account_id = ? AND e.active ORDER BY se.service_id, e.id`, acct.ID)
+	if err != nil {
+		return nil, fmt.Errorf("load event types: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			sid int64
+			e   eventType
+		)
+		if err := rows.Scan(&sid, &e.ID, &e.Name, &e.Color); err != nil {
+			return nil, err
+		}
+		if s := c.byID[sid]; s != nil {
+			s.Types = append(s.Types, e)
+		}
+	}
+	return c, rows.Err()
+}
+
+// ListServices returns the account's bookable services ordered by id: every
+// active service with its active professionals and active event types.
+func ListServices(ctx context.Context, q db.Querier, acct account.Account) ([]Service, error) {
+	c, err := loadCatalog(ctx, q, acct)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Service, 0, len(c.services))
+	for _, s := range c.services {
+		svc := Service{ID: s.ID, Name: s.Name, DefaultDurationMinutes: s.Duration,
+			Professionals: make([]Ref, 0, len(s.Pros)), EventTypes: make([]Ref, 0, len(s.Types))}
+		for _, p := range s.Pros {
+			svc.Professionals = append(svc.Professionals, Ref{ID: p.ID, Name: p.Name})
+		}
+		for _, e := range s.Types {
+			svc.EventTypes = append(svc.EventTypes, Ref{ID: e.ID, Name: e.Name})
+		}
+		out = append(out, svc)
+	}
+	return out, nil
+}
+
+// choice is one candidate of a by-id-or-by-name selection.
+type choice struct {
+	ID   int64
+	Name string
+}
+
+// pick selects among candidates by id (which wins) or by folded name. It
+// returns the index of the match, or -1 with the ambiguous candidates (none
+// when nothing matched).
+func pick(cands []choice, id *int64, name *string) (int, []Ref) {
+	if id != nil {
+		for i, c := range cands {
+			if c.ID == *id {
+				return i, nil
+			}
+		}
+		return -1, nil
+	}
+	want := names.Fold(*name)
+	found := -1
+	var matches []Ref
+	for i, c := range cands {
+		if names.Fold(c.Name) == want {
+			found = i
+			matches = append(matches, Ref{ID: c.ID, Name: c.Name})
+		}
+	}
+	if len(matches) > 1 {
+		return -1, matches
+	}
+	return found, nil
+}
+
+// validLists returns the names and ids a refusal lists as acceptable.
+func validLists(cands []choice) ([]string, []int64) {
+	ns, ids := make([]string, 0, len(cands)), make([]int64, 0, len(cands))
+	for _, c := range cands {
+		ns = append(ns, c.Name)
+		ids = append(ids, c.ID)
+	}
+	return ns, ids
+}
+
+// Timestamp formats an instant the way every response does: UTC, RFC 3339,
+// at most microseconds, ending in Z.
+func Timestamp(t time.Time) string {
+	return t.UTC().Truncate(time.Microsecond).Format(time.RFC3339Nano)
+}
+
+// LoadZone resolves an IANA zone name. "" and "Local" are refused: the
+// first would silently mean UTC and the second the server's own zone.
+func LoadZone(name string) (*time.Location, bool) {
+	if name == "" || name == "Local" {
+		return nil, false
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, false
+	}
+	return loc, true
+}
+
+// sortRefs orders candidates by id so details are stable.
+func sortRefs(r []Ref) {
+	sort.Slice(r, func(i, j int) bool { return r[i].ID < r[j].ID })
+}
+
+// jsonText marshals v for a TEXT JSON column.
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

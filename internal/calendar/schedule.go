@@ -1,0 +1,231 @@
+package calendar
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/db"
+)
+
+// interval is a half-open span of instants [start, end) in Unix
+// microseconds, the stored form of timestamps: the free-time arithmetic runs
+// on plain integers.
+type interval struct{ start, end int64 }
+
+// span is a working-hours range in minutes from local midnight; end may be
+// 24*60 ("09:00-24:00").
+type span struct{ from, to int }
+
+// weekHours holds a professional's working hours indexed by time.Weekday.
+type weekHours [7][]span
+
+var dayKeys = map[string]time.Weekday{"sun": time.Sunday, "mon": time.Monday, "tue": time.Tuesday,
+	"wed": time.Wednesday, "thu": time.Thursday, "fri": time.Friday, "sat": time.Saturday}
+
+// parseWeekHours reads the stored {"mon": ["09:00-13:00"]} document. The
+// workspace validated it on apply; anything unreadable counts as not working.
+func parseWeekHours(doc string) weekHours {
+	var raw map[string][]string
+	var w weekHours
+	if json.Unmarshal([]byte(doc), &raw) != nil {
+		return w
+	}
+	for key, ranges := range raw {
+		day, ok := dayKeys[strings.ToLower(key)]
+		if !ok {
+			continue
+		}
+		for _, r := range ranges {
+			if s, ok := parseSpan(r); ok {
+				w[day] = append(w[day], s)
+			}
+		}
+		sort.Slice(w[day], func(i, j int) bool { return w[day][i].from < w[day][j].from })
+	}
+	return w
+}
+
+func parseSpan(r string) (span, bool) {
+	a, b, ok := strings.Cut(strings.TrimSpace(r), "-")
+	if !ok {
+		return span{}, false
+	}
+	from, ok1 := parseClock(a)
+	to, ok2 := parseClock(b)
+	if !ok1 || !ok2 || from >= to {
+		return span{}, false
+	}
+	return span{from, to}, true
+}
+
+// parseClock reads "HH:MM" (24:00 allowed) as minutes from midnight.
+func parseClock(s string) (int, bool) {
+	h, m, ok := strings.Cut(strings.TrimSpace(s), ":")
+	if !ok {
+		return 0, false
+	}
+	hh, err1 := strconv.Atoi(h)
+	mm, err2 := strconv.Atoi(m)
+	if err1 != nil || err2 != nil || hh < 0 || mm < 0 || mm > 59 || hh*60+mm > 24*60 {
+		return 0, false
+	}
+	return hh*60 + mm, true
+}
+
+// parseTimeOff reads the stored [{"from": RFC3339, "to": RFC3339}] list.
+func parseTimeOff(doc string) []interval {
+	var raw []struct{ From, To string }
+	if json.Unmarshal([]byte(doc), &raw) != nil {
+		return nil
+	}
+	out := make([]interval, 0, len(raw))
+	for _, r := range raw {
+		from, err1 := time.Parse(time.RFC3339Nano, r.From)
+		to, err2 := time.Parse(time.RFC3339Nano, r.To)
+		if err1 == nil && err2 == nil && to.After(from) {
+			out = append(out, interval{db.Micros(from), db.Micros(to)})
+		}
+	}
+	return out
+}
+
+// workIntervals lays a professional's weekly hours onto the calendar days of
+// the account's zone that touch [from, to), clipped to it. Wall-clock hours
+// are resolved per day, so a DST change moves them with the clock.
+func workIntervals(w *weekHours, loc *time.Location, from, to time.Time) []interval {
+	first := from.In(loc)
+	last := to.In(loc)
+	y, m, d := first.Date()
+	days := int(last.Sub(first).Hours()/24) + 2
+	lo, hi := db.Micros(from), db.Micros(to)
+	var out []interval
+	for i := -1; i <= days; i++ {
+		day := time.Date(y, m, d+i, 12, 0, 0, 0, loc) // noon: never in a DST gap
+		for _, s := range w[day.Weekday()] {
+			dy, dm, dd := day.Date()
+			start := db.Micros(time.Date(dy, dm, dd, 0, s.from, 0, 0, loc))
+			end := db.Micros(time.Date(dy, dm, dd, 0, s.to, 0, 0, loc))
+			start, end = max(start, lo), min(end, hi)
+			if start < end {
+				out = append(out, interval{start, end})
+			}
+		}
+	}
+	return out
+}
+
+// normalize sorts intervals and merges the ones that overlap or touch, so
+// subtract can walk them once.
+func normalize(iv []interval) []interval {
+	sort.Slice(iv, func(i, j int) bool { return iv[i].start < iv[j].start })
+	out := iv[:0]
+	for _, x := range iv {
+		if x.end <= x.start {
+			continue
+		}
+		if n := len(out); n > 0 && x.start <= out[n-1].end {
+			out[n-1].end = max(out[n-1].end, x.end)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// subtract returns work minus busy; both are normalized. One pass over each.
+func subtract(work, busy []interval) []interval {
+	var out []interval
+	j := 0
+	for _, w := range work {
+		cur := w.start
+		for j < len(busy) && busy[j].end <= cur {
+			j++
+		}
+		for k := j; k < len(busy) && busy[k].start < w.end; k++ {
+			if busy[k].start > cur {
+				out = append(out, interval{cur, busy[k].start})
+			}
+			cur = max(cur, busy[k].end)
+		}
+		if cur < w.end {
+			out = append(out, interval{cur, w.end})
+		}
+	}
+	return out
+}
+
+// freeTime returns each professional's free working time in [from, to) and
+// never before now: working hours minus booked appointments and time off.
+// Every professional's appointments come from one query.
+func freeTime(ctx context.Context, q db.Querier, acct account.Account, pros []*professional, from, to, now time.Time) (map[int64][]interval, error) {
+	if from.Before(now) {
+		from = now
+	}
+	out := make(map[int64][]interval, len(pros))
+	if !from.Before(to) || len(pros) == 0 {
+		return out, nil
+	}
+	lo, hi := db.Micros(from), db.Micros(to)
+	busy := make(map[int64][]interval, len(pros))
+	ids := make([]int64, len(pros))
+	for i, p := range pros {
+		ids[i] = p.ID
+	}
+	in, args := db.In(ids)
+	rows, err := q.Query(ctx, `SELECT professional_id, start_at, end_at FROM appointments
+		WHERE account_id = ? AND status = 'booked' AND end_at > ? AND start_at < ? AND professional_id IN `+in,
+		append([]any{acct.ID, lo, hi}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("load appointments: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			pid int64
+			iv  interval
+		)
+		if err := rows.Scan(&pid, &iv.start, &iv.end); err != nil {
+			return nil, err
+		}
+		busy[pid] = append(busy[pid], iv)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	loc := acct.Location()
+	for _, p := range pros {
+		b := busy[p.ID]
+		for _, off := range p.TimeOff {
+			if off.end > lo && off.start < hi {
+				b = append(b, off)
+			}
+		}
+		out[p.ID] = subtract(normalize(workIntervals(&p.Hours, loc, from, to)), normalize(b))
+	}
+	return out, nil
+}
+
+// countByDay adds, for each day [bounds[i], bounds[i+1]), the number of
+// back-to-back slots of dur that fit in the free intervals. An interval
+// crossing midnight is split there, so the days always sum to the total.
+func countByDay(free []interval, dur int64, bounds []int64, perDay []int) {
+	i := 0
+	for _, f := range free {
+		for i+1 < len(bounds) && bounds[i+1] <= f.start {
+			i++
+		}
+		for s, k := f.start, i; s < f.end && k+1 < len(bounds); k++ {
+			end := min(f.end, bounds[k+1])
+			if s >= bounds[k] && end > s {
+				perDay[k] += int((end - s) / dur)
+			}
+			s = max(s, end)
+		}
+	}
+}
