@@ -67,3 +67,24 @@ func RemoveMany(ctx context.Context, store *db.DB, acct account.Account, ids []i
 	}
 	return res, nil
 }
+
+// ReasonBooked is the resolution_reason of an entry resolved by a booking.
+const ReasonBooked = "booked"
+
+// ResolveBooked resolves the client's open entry for the service, if any,
+// as booked: the rule "a booking for the same client and service resolves
+// the open entry". Call it in the booking's transaction so both commit
+// together. It reports the entry resolved (0 when there was none).
+func ResolveBooked(ctx context.Context, q db.Querier, acct account.Account, clientID, serviceID int64, now time.Time) (int64, error) {
+	var id int64
+	err := q.QueryRow(ctx, `UPDATE waitlist_entries SET status = 'booked', resolved_at = ?, resolution_reason = ?, updated_at = ?
+		WHERE account_id = ? AND client_id = ? AND service_id = ? AND status IN `+openStatuses+` RETURNING id`,
+		db.Micros(now), ReasonBooked, db.Micros(now), acct.ID, clientID, serviceID).Scan(&id)
+	if db.IsNoRows(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("resolve booked entry: %w", err)
+	}
+	return id, nil
+}
