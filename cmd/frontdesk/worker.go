@@ -12,12 +12,18 @@ import (
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/jobs"
+	"github.com/frontdesk/frontdesk/internal/offers"
 )
 
 // newWorker builds the job worker every process runs the same way.
 func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, poll time.Duration) *jobs.Worker {
 	fx := &jobs.Effects{Clock: clk}
-	return &jobs.Worker{DB: store, Clock: clk, Log: log, Handlers: fx.Handlers(), Poll: poll}
+	seatOffers := func(ctx context.Context, now time.Time) error {
+		_, err := offers.RunDue(ctx, store, now)
+		return err
+	}
+	return &jobs.Worker{DB: store, Clock: clk, Log: log, Handlers: fx.Handlers(), Poll: poll,
+		Periodic: []func(context.Context, time.Time) error{seatOffers}}
 }
 
 // cmdWorker runs only the job worker, for deployments that separate it from

@@ -33,6 +33,10 @@ type Worker struct {
 	Backoff func(attempt int) time.Duration
 	// Batch is how many jobs one poll claims (default 20).
 	Batch int
+	// Periodic tasks run at every poll before jobs are claimed (the waiting
+	// lists' schedules); each is responsible for claiming its own work so
+	// several instances can run them side by side.
+	Periodic []func(ctx context.Context, now time.Time) error
 }
 
 func (w *Worker) lease() time.Duration {
@@ -73,6 +77,11 @@ func (w *Worker) Run(ctx context.Context) error {
 
 // RunOnce claims due jobs and runs them; it returns how many ran.
 func (w *Worker) RunOnce(ctx context.Context) (int, error) {
+	for _, task := range w.Periodic {
+		if err := task(ctx, w.Clock.Now()); err != nil && w.Log != nil {
+			w.Log.Error("jobs: periodic task failed", "err", err)
+		}
+	}
 	claimed, err := w.claim(ctx)
 	if err != nil {
 		return 0, err
