@@ -187,6 +187,13 @@ func TestWaitlistAddAndIdempotency(t *testing.T) {
 		if res.num("data", "entries", 0, "waitlist_id") != float64(mainList) {
 			t.Errorf("explicit list: %s", res.Raw)
 		}
+		// Names and e-mail sent for a known phone are ignored, even a
+		// malformed e-mail.
+		res = wlAdd(h, acmeKey, map[string]any{"phone": "+34600222333", "email": "not-an-email", "service_ids": list(cleaning)}).must(t, 200)
+		if res.num("data", "client_id") != float64(pedro) || res.get("data", "entries", 0, "created") != false ||
+			res.str("data", "entries", 0, "client", "email") != "pedro@example.com" {
+			t.Errorf("known phone with a bad e-mail: %s", res.Raw)
+		}
 		// A contact without a phone is added by client_id.
 		res = wlAdd(h, acmeKey, map[string]any{"client_id": ids.Clients["nophone"], "service_ids": list(ortho)}).must(t, 200)
 		if c := obj(t, res, "data", "entries", 0, "client"); c["phone"] != nil || c["email"] != "nophone@example.com" {

@@ -86,11 +86,7 @@ func Add(ctx context.Context, store *db.DB, acct account.Account, req AddRequest
 		if err != nil {
 			return nil, errs.WithDetails(errs.InvalidPhone, map[string]any{"field": "phone"}, "phone: %s.", err.Error())
 		}
-		email := strings.TrimSpace(req.Email)
-		if email != "" && !validEmail(email) {
-			return nil, errs.WithDetails(errs.ValidationError, map[string]any{"field": "email"}, "email is not a valid e-mail address.")
-		}
-		newClient = contact.New{FirstName: req.FirstName, LastName: req.LastName, Phone: n, Email: email}
+		newClient = contact.New{FirstName: req.FirstName, LastName: req.LastName, Phone: n, Email: strings.TrimSpace(req.Email)}
 	}
 
 	res := &AddResult{}
@@ -110,6 +106,17 @@ func Add(ctx context.Context, store *db.DB, acct account.Account, req AddRequest
 			}
 			client = c
 		} else {
+			if newClient.Email != "" && !validEmail(newClient.Email) {
+				// The e-mail only matters when the client is created: refuse
+				// it then, and ignore it for a known phone.
+				known, err := contact.ByNationals(ctx, tx, acct, []string{newClient.Phone.National})
+				if err != nil {
+					return err
+				}
+				if _, ok := known[newClient.Phone.National]; !ok {
+					return errs.WithDetails(errs.ValidationError, map[string]any{"field": "email"}, "email is not a valid e-mail address.")
+				}
+			}
 			c, created, err := contact.MatchOrCreateByPhone(ctx, tx, acct, newClient, now)
 			var conflict *contact.PhoneConflict
 			if errors.As(err, &conflict) {
