@@ -96,6 +96,7 @@ type Message struct {
 	Media       *Media `json:"media"`
 	ReplyToID   *int64 `json:"reply_to_id"`
 	conv        int64  // conversation id, for grouping a page's messages
+	sentAt      int64  // stored timestamp, for ordering
 }
 
 // Sender is the specific sender of a message (decisions.md §5).

@@ -298,7 +298,7 @@ func complete(ctx context.Context, q db.Querier, acct account.Account, page []Co
 		ids[i] = page[i].SessionID
 	}
 	if v.IncludeMessages {
-		if err := embedMessages(ctx, q, acct, page, byID, ids, v.MaxMessages); err != nil {
+		if err := embedMessages(ctx, q, acct, page, byID, v.MaxMessages); err != nil {
 			return err
 		}
 	}

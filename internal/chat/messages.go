@@ -1,10 +1,13 @@
 package chat
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/db"
@@ -18,20 +21,36 @@ const messageColumns = `m.id, m.conversation_id, m.sender_kind, m.ai_agent_id, a
 const messageJoins = ` LEFT JOIN ai_agents a ON a.id = m.ai_agent_id LEFT JOIN users u ON u.id = m.user_id`
 
 // embedMessages loads the oldest max messages of every conversation of the
-// page in one query (a window per conversation, served by the
-// (conversation_id, sent_at, id) index).
-func embedMessages(ctx context.Context, q db.Querier, acct account.Account, page []Conversation, byID map[int64]*Conversation, ids []int64, max int) error {
+// page in one statement. Conversations whose whole transcript fits are read
+// with a plain IN over the (conversation_id, sent_at, id) index; each longer
+// one gets its own ORDER BY … LIMIT branch of a UNION ALL, so a transcript of
+// 100,000 messages costs max rows, not a window over all of them.
+func embedMessages(ctx context.Context, q db.Querier, acct account.Account, page []Conversation, byID map[int64]*Conversation, max int) error {
+	var (
+		fits  []int64
+		parts []string
+		args  []any
+	)
 	for i := range page {
 		page[i].Messages = []Message{}
+		if page[i].MessageCount <= max {
+			fits = append(fits, page[i].SessionID)
+		}
 	}
-	in, inArgs := db.In(ids)
-	args := append([]any{acct.ID}, inArgs...)
-	args = append(args, max)
-	msgs, err := scanMessages(ctx, q, byID, `SELECT `+messageColumns+` FROM (
-			SELECT id, conversation_id, sender_kind, ai_agent_id, user_id, message_type, content, media, reply_to_id, sent_at,
-				ROW_NUMBER() OVER (PARTITION BY conversation_id ORDER BY sent_at, id) AS rn
-			FROM messages WHERE account_id = ? AND conversation_id IN `+in+`) m`+messageJoins+`
-		WHERE m.rn <= ? ORDER BY m.conversation_id, m.sent_at, m.id`, args...)
+	if len(fits) > 0 {
+		in, inArgs := db.In(fits)
+		parts = append(parts, `SELECT `+messageColumns+` FROM messages m`+messageJoins+`
+			WHERE m.account_id = ? AND m.conversation_id IN `+in)
+		args = append(append(args, acct.ID), inArgs...)
+	}
+	for i := range page {
+		if page[i].MessageCount > max {
+			parts = append(parts, fmt.Sprintf(`SELECT * FROM (SELECT `+messageColumns+` FROM messages m`+messageJoins+`
+				WHERE m.account_id = ? AND m.conversation_id = ? ORDER BY m.sent_at, m.id LIMIT ?) AS cut%d`, i))
+			args = append(args, acct.ID, page[i].SessionID, max)
+		}
+	}
+	msgs, err := scanMessages(ctx, q, byID, strings.Join(parts, " UNION ALL "), args...)
 	if err != nil {
 		return err
 	}
@@ -40,7 +59,16 @@ func embedMessages(ctx context.Context, q db.Querier, acct account.Account, page
 		c.Messages = append(c.Messages, m)
 	}
 	for i := range page {
-		page[i].HasMoreMessages = page[i].MessageCount > len(page[i].Messages)
+		c := &page[i]
+		slices.SortFunc(c.Messages, func(a, b Message) int {
+			return cmp.Or(cmp.Compare(a.sentAt, b.sentAt), cmp.Compare(a.ID, b.ID))
+		})
+		// A message appended since the page was read may have pushed a
+		// transcript that fitted past max.
+		if len(c.Messages) > max {
+			c.Messages = c.Messages[:max]
+		}
+		c.HasMoreMessages = c.MessageCount > len(c.Messages)
 	}
 	return nil
 }
@@ -90,6 +118,7 @@ func scanMessages(ctx context.Context, q db.Querier, byID map[int64]*Conversatio
 		default:
 			m.Sender = Sender{Type: "business_app"}
 		}
+		m.sentAt = sent
 		m.Timestamp = Timestamp(db.Time(sent))
 		if media.Valid {
 			m.Media = decodeMedia(media.String)
