@@ -537,3 +537,73 @@ func TestAvailability(t *testing.T) {
 		}
 	})
 }
+
+// TestBookingConcurrentNewPhone books the same new phone from many requests
+// at once: one client is created, every appointment is written.
+func TestBookingConcurrentNewPhone(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		h := newHarness(t, store, "testdata/calendar.yaml")
+		const n = 8
+		results := make(chan response, n)
+		for range n {
+			go func() {
+				results <- h.do("POST", calendarPath+"/events", acmeKey, booking(map[string]any{"client": client("Nuevo", "", "+34622000000")}))
+			}()
+		}
+		created, clientIDs := 0, map[float64]bool{}
+		for range n {
+			res := <-results
+			if res.Status != 200 {
+				t.Fatalf("status %d: %s", res.Status, res.Raw)
+			}
+			if res.get("client_created") == true {
+				created++
+			}
+			clientIDs[res.num("client_id")] = true
+		}
+		if created != 1 || len(clientIDs) != 1 {
+			t.Errorf("client_created %d times, %d distinct clients; want 1 and 1", created, len(clientIDs))
+		}
+		if c, a := h.count("clients", "phone_national = '622000000'"), h.count("appointments", ""); c != 1 || a != n {
+			t.Errorf("clients = %d, appointments = %d; want 1 and %d", c, a, n)
+		}
+	})
+}
+
+// TestBookingAtomic makes the appointment insert fail after the new client
+// was written: the 500 leaves nothing behind, and the retry books normally.
+func TestBookingAtomic(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		h := newHarness(t, store, "testdata/calendar.yaml")
+		ctx := t.Context()
+		fail, heal := []string{`CREATE TRIGGER fail_booking BEFORE INSERT ON appointments BEGIN SELECT RAISE(ABORT, 'injected failure'); END`},
+			[]string{`DROP TRIGGER fail_booking`}
+		if store.Engine() == db.Postgres {
+			fail = []string{`CREATE FUNCTION fail_booking() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$`,
+				`CREATE TRIGGER fail_booking BEFORE INSERT ON appointments FOR EACH ROW EXECUTE FUNCTION fail_booking()`}
+			heal = []string{`DROP TRIGGER fail_booking ON appointments`, `DROP FUNCTION fail_booking()`}
+		}
+		for _, q := range fail {
+			if _, err := store.Exec(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		body := booking(map[string]any{"client": client("Reintento", "", "+34633000000")})
+		res := h.do("POST", calendarPath+"/events", acmeKey, body).must(t, 500)
+		if res.errorCode() != "INTERNAL_ERROR" || strings.Contains(string(res.Raw), "injected") {
+			t.Errorf("500 body: %s", res.Raw)
+		}
+		if c := h.count("clients", "phone_national = '633000000'"); c != 0 {
+			t.Fatalf("the failed booking left %d clients", c)
+		}
+		for _, q := range heal {
+			if _, err := store.Exec(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res = h.do("POST", calendarPath+"/events", acmeKey, body).must(t, 200)
+		if res.get("client_created") != true || h.count("appointments", "") != 1 {
+			t.Errorf("retry: %s", res.Raw)
+		}
+	})
+}
