@@ -22,9 +22,12 @@ type NewMessage struct {
 
 // AppendMessage adds a message to one of the account's conversations and
 // returns the conversation as listed (DefaultView). message_count and
-// last_message_at follow; updated_at moves to now or to the message's
-// timestamp, whichever is later, and never backwards, so an incremental
-// sync watermark taken before the append always sees it.
+// last_message_at (the newest message timestamp) follow. updated_at moves to
+// the server's now, never backwards, whatever timestamp the message carries:
+// it is the time of the change, and the incremental-sync watermark clients
+// keep must follow the server's clock. A message stamped ahead of it (a
+// channel's skewed clock) would otherwise push a watermark past changes
+// still to come on other conversations, which a sync would then miss.
 func AppendMessage(ctx context.Context, store *db.DB, acct account.Account, sessionID int64, m NewMessage, now time.Time) (Conversation, error) {
 	var out Conversation
 	err := store.Transact(ctx, func(tx *db.Tx) error {
@@ -67,8 +70,7 @@ func AppendMessage(ctx context.Context, store *db.DB, acct account.Account, sess
 			append(row, reply)...); err != nil {
 			return fmt.Errorf("append message: %w", err)
 		}
-		sent := row[8].(int64)
-		moved := max(sent, db.Micros(now))
+		sent, moved := row[8].(int64), db.Micros(now)
 		if _, err := tx.Exec(ctx, `UPDATE conversations SET message_count = message_count + 1,
 				last_message_at = CASE WHEN last_message_at IS NULL OR last_message_at < CAST(? AS BIGINT) THEN CAST(? AS BIGINT) ELSE last_message_at END,
 				updated_at = CASE WHEN updated_at < CAST(? AS BIGINT) THEN CAST(? AS BIGINT) ELSE updated_at END

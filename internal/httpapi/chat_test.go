@@ -651,9 +651,12 @@ func TestChatAdminAppend(t *testing.T) {
 		if d := res.get("data").(map[string]any); d["updated_at"] != "2026-11-23T09:01:00Z" || d["last_message_at"] != "2026-11-23T09:01:00Z" {
 			t.Errorf("equal timestamp: %v", d)
 		}
-		// A future timestamp moves updated_at to it.
+		// A timestamp ahead of the server's clock is the newest message, but
+		// updated_at stays the server's now (the sync watermark never runs
+		// ahead of the clock).
+		h.clock.Advance(time.Minute)
 		res = h.do("POST", path, adminKey, map[string]any{"from": "business_app", "content": "sync", "timestamp": "2026-11-23T12:00:00Z"}).must(t, 200)
-		if d := res.get("data").(map[string]any); d["updated_at"] != "2026-11-23T12:00:00Z" || d["last_message_at"] != "2026-11-23T12:00:00Z" || d["message_count"] != 5.0 {
+		if d := res.get("data").(map[string]any); d["updated_at"] != "2026-11-23T09:02:00Z" || d["last_message_at"] != "2026-11-23T12:00:00Z" || d["message_count"] != 5.0 {
 			t.Errorf("future timestamp: %v", d)
 		}
 		if n := h.count("messages", "conversation_id = ?", c7); n != 5 {
