@@ -82,11 +82,11 @@ func cmdOutbox(ctx context.Context, args []string, env *Env) error {
 	tw := tabwriter.NewWriter(env.Stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tKIND\tTO\tSTATUS\tSCHEDULED\tBODY")
 	for _, m := range msgs {
-		body := m.Body
+		body := []rune(m.Body)
 		if len(body) > 60 {
-			body = body[:57] + "..."
+			body = append(body[:57], []rune("...")...)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", m.ID, m.Kind, m.Recipient, m.Status, m.ScheduledAt, body)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", m.ID, m.Kind, m.Recipient, m.Status, m.ScheduledAt, string(body))
 	}
 	return tw.Flush()
 }
