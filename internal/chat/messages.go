@@ -20,12 +20,12 @@ const messageColumns = `m.id, m.conversation_id, m.sender_kind, m.ai_agent_id, a
 
 const messageJoins = ` LEFT JOIN ai_agents a ON a.id = m.ai_agent_id LEFT JOIN users u ON u.id = m.user_id`
 
-// embedMessages loads the oldest max messages of every conversation of the
+// embedMessages loads the oldest maxMessages messages of every conversation of the
 // page in one statement. Conversations whose whole transcript fits are read
 // with a plain IN over the (conversation_id, sent_at, id) index; each longer
 // one gets its own ORDER BY … LIMIT branch of a UNION ALL, so a transcript of
-// 100,000 messages costs max rows, not a window over all of them.
-func embedMessages(ctx context.Context, q db.Querier, acct account.Account, page []Conversation, byID map[int64]*Conversation, max int) error {
+// 100,000 messages costs maxMessages rows, not a window over all of them.
+func embedMessages(ctx context.Context, q db.Querier, acct account.Account, page []Conversation, byID map[int64]*Conversation, maxMessages int) error {
 	var (
 		fits  []int64
 		parts []string
@@ -33,7 +33,7 @@ func embedMessages(ctx context.Context, q db.Querier, acct account.Account, page
 	)
 	for i := range page {
 		page[i].Messages = []Message{}
-		if page[i].MessageCount <= max {
+		if page[i].MessageCount <= maxMessages {
 			fits = append(fits, page[i].SessionID)
 		}
 	}
@@ -44,10 +44,10 @@ func embedMessages(ctx context.Context, q db.Querier, acct account.Account, page
 		args = append(append(args, acct.ID), inArgs...)
 	}
 	for i := range page {
-		if page[i].MessageCount > max {
+		if page[i].MessageCount > maxMessages {
 			parts = append(parts, fmt.Sprintf(`SELECT * FROM (SELECT `+messageColumns+` FROM messages m`+messageJoins+`
 				WHERE m.account_id = ? AND m.conversation_id = ? ORDER BY m.sent_at, m.id LIMIT ?) AS cut%d`, i))
-			args = append(args, acct.ID, page[i].SessionID, max)
+			args = append(args, acct.ID, page[i].SessionID, maxMessages)
 		}
 	}
 	msgs, err := scanMessages(ctx, q, byID, strings.Join(parts, " UNION ALL "), args...)
@@ -64,9 +64,9 @@ func embedMessages(ctx context.Context, q db.Querier, acct account.Account, page
 			return cmp.Or(cmp.Compare(a.sentAt, b.sentAt), cmp.Compare(a.ID, b.ID))
 		})
 		// A message appended since the page was read may have pushed a
-		// transcript that fitted past max.
-		if len(c.Messages) > max {
-			c.Messages = c.Messages[:max]
+		// transcript that fitted past maxMessages.
+		if len(c.Messages) > maxMessages {
+			c.Messages = c.Messages[:maxMessages]
 		}
 		c.HasMoreMessages = c.MessageCount > len(c.Messages)
 	}
