@@ -10,7 +10,9 @@ import (
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/phone"
+	"github.com/frontdesk/frontdesk/internal/waitlist"
 )
 
 // ClientInput is the booking's client object, as sent.
@@ -77,8 +79,9 @@ type Booking struct {
 // checked against the catalog; availability is never checked (outside
 // working hours and double bookings are accepted). The client is matched by
 // the phone's national digits, or created when the phone is new, in the same
-// transaction as the appointment: a failure leaves nothing behind, so a 500
-// can be retried.
+// transaction as the appointment, its notifications and the resolution of a
+// matching waiting-list entry: a failure leaves nothing behind, so a 500 can
+// be retried.
 func Book(ctx context.Context, store *db.DB, acct account.Account, req BookRequest, now time.Time) (Booking, error) {
 	loc, ok := LoadZone(req.Timezone)
 	if !ok {
@@ -129,6 +132,18 @@ func Book(ctx context.Context, store *db.DB, acct account.Account, req BookReque
 		if err != nil {
 			return fmt.Errorf("insert appointment: %w", err)
 		}
+		// What a dashboard booking sets off, in the same transaction: the
+		// calendar's confirmation request and reminders (booking rule 3), and
+		// the client's open waiting-list entry for the service is resolved.
+		err = jobs.QueueBookingNotifications(ctx, tx, acct, jobs.Booking{AppointmentID: id, ClientID: client.ID,
+			Recipient: client.Phone.E164(), ClientName: greetingName(client), ServiceName: svc.Name, Professional: pro.Name,
+			StartAt: start, Location: loc}, now)
+		if err != nil {
+			return err
+		}
+		if _, err := waitlist.ResolveBooked(ctx, tx, acct, client.ID, svc.ID, now); err != nil {
+			return err
+		}
 		out = Booking{ClientID: client.ID, ClientCreated: created, Appointment: Appointment{
 			ID: id, StartAt: Timestamp(start), EndAt: Timestamp(end), Timezone: req.Timezone,
 			Status: "booked", Source: "api", ConfirmationStatus: "pending",
@@ -141,6 +156,15 @@ func Book(ctx context.Context, store *db.DB, acct account.Account, req BookReque
 		return nil
 	})
 	return out, err
+}
+
+// greetingName is how messages address the client: the first name, else
+// the whole name.
+func greetingName(c contact.Client) string {
+	if c.FirstName != "" {
+		return c.FirstName
+	}
+	return c.Name()
 }
 
 func gapError(field, zone string) error {

@@ -607,3 +607,52 @@ func TestBookingAtomic(t *testing.T) {
 		}
 	})
 }
+
+// TestBookingEffects: a booking sets off what a dashboard booking does, in
+// its own transaction: the calendar's confirmation request and reminders
+// (acme: confirmation on, reminders 24h and 2h) and the resolution of the
+// client's open waiting-list entry for the service.
+func TestBookingEffects(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		h := newHarness(t, store, "testdata/calendar.yaml")
+		a, acmeID := h.acme(), h.ids["acme"].Account.ID
+		maria, cleaning := a.Clients["maria"], a.Services["cleaning"]
+		now := db.Micros(testNow)
+		if _, err := store.Exec(t.Context(), `INSERT INTO waitlist_entries (account_id, waitlist_id, client_id, service_id, status, created_at, updated_at)
+			VALUES (?, ?, ?, ?, 'waiting', ?, ?)`, acmeID, a.Waitlists["main"], maria, cleaning, now, now); err != nil {
+			t.Fatal(err)
+		}
+
+		// A refused booking sends nothing and resolves nothing.
+		h.do("POST", calendarPath+"/events", acmeKey, booking(map[string]any{"client": client("", "", "+34600111222"), "event_type_name": "Llamada"})).must(t, 400)
+		if n := h.count("outbox", "account_id = ?", acmeID); n != 0 {
+			t.Fatalf("a refused booking queued %d messages", n)
+		}
+
+		res := h.do("POST", calendarPath+"/events", acmeKey, booking(map[string]any{"client": client("", "", "+34600111222")})).must(t, 200)
+		appt := int64(res.num("data", "id"))
+		start := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+		for _, m := range []struct {
+			kind string
+			at   time.Time
+		}{{"booking_confirmation", testNow}, {"booking_reminder", start.Add(-24 * time.Hour)}, {"booking_reminder", start.Add(-2 * time.Hour)}} {
+			if n := h.count("outbox", "account_id = ? AND kind = ? AND scheduled_at = ? AND recipient = '+34600111222' AND client_id = ? AND source_type = 'booking' AND source_id = ?",
+				acmeID, m.kind, db.Micros(m.at), maria, appt); n != 1 {
+				t.Errorf("%s at %s: %d messages, want 1", m.kind, m.at, n)
+			}
+		}
+		if n := h.count("outbox", "source_id = ?", appt); n != 3 {
+			t.Errorf("messages for the booking = %d, want 3", n)
+		}
+		if n := h.count("waitlist_entries", "client_id = ? AND service_id = ? AND status = 'booked' AND resolved_at = ?", maria, cleaning, now); n != 1 {
+			t.Errorf("waiting-list entry not resolved as booked")
+		}
+
+		// A booking 90 minutes ahead: the confirmation only (both reminder times have passed).
+		res = h.do("POST", calendarPath+"/events", acmeKey, booking(map[string]any{"start_at": "2026-11-23T11:30:00", "end_at": "2026-11-23T12:00:00"})).must(t, 200)
+		soon := int64(res.num("data", "id"))
+		if c, r := h.count("outbox", "source_id = ? AND kind = 'booking_confirmation'", soon), h.count("outbox", "source_id = ? AND kind = 'booking_reminder'", soon); c != 1 || r != 0 {
+			t.Errorf("booking in 90 minutes: %d confirmations, %d reminders; want 1 and 0", c, r)
+		}
+	})
+}
