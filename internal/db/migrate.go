@@ -47,7 +47,9 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 	dialect := goose.DialectSQLite3
-	var opts []goose.ProviderOption
+	// Areas add migrations independently; one numbered below an applied one
+	// must still apply rather than stop the server.
+	opts := []goose.ProviderOption{goose.WithAllowOutofOrder(true)}
 	if db.dialect.Engine == Postgres {
 		dialect = goose.DialectPostgres
 		locker, err := lock.NewPostgresSessionLocker()

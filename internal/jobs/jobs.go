@@ -54,6 +54,7 @@ type New struct {
 	RunAt      time.Time
 	SourceType string // ingest, add, booking, waitlist
 	SourceID   int64
+	OutboxID   int64 // the outbox message a delivery job sends
 }
 
 // Enqueue adds jobs in tx with one statement; they become visible to workers
@@ -69,9 +70,9 @@ func Enqueue(ctx context.Context, tx *db.Tx, acct account.Account, now time.Time
 		if runAt.IsZero() {
 			runAt = now
 		}
-		rows = append(rows, []any{acct.ID, j.Kind, string(b), db.Micros(runAt), j.SourceType, j.SourceID, db.Micros(now)})
+		rows = append(rows, []any{acct.ID, j.Kind, string(b), db.Micros(runAt), j.SourceType, j.SourceID, db.Null(j.OutboxID), db.Micros(now)})
 	}
-	if err := db.InsertMany(ctx, tx, `INSERT INTO jobs (account_id, kind, payload, run_at, source_type, source_id, created_at)`, rows, ""); err != nil {
+	if err := db.InsertMany(ctx, tx, `INSERT INTO jobs (account_id, kind, payload, run_at, source_type, source_id, outbox_id, created_at)`, rows, ""); err != nil {
 		return fmt.Errorf("enqueue: %w", err)
 	}
 	return nil

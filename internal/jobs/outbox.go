@@ -86,7 +86,7 @@ func QueueMessage(ctx context.Context, tx *db.Tx, acct account.Account, now time
 		payload = map[string]any{}
 	}
 	payload["outbox_id"] = id
-	return Enqueue(ctx, tx, acct, now, New{Kind: kind, Payload: payload, RunAt: scheduledAt, SourceType: m.Source.Type, SourceID: derefID(m.Source.ID)})
+	return Enqueue(ctx, tx, acct, now, New{Kind: kind, Payload: payload, RunAt: scheduledAt, SourceType: m.Source.Type, SourceID: derefID(m.Source.ID), OutboxID: id})
 }
 
 func nullID(p *int64) any {

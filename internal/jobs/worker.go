@@ -152,7 +152,11 @@ func (w *Worker) run(ctx context.Context, j Job) {
 		if err := h(ctx, tx, acct, j); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `UPDATE jobs SET status = 'done', finished_at = ?, last_error = NULL WHERE id = ?`, db.Micros(w.Clock.Now()), j.ID)
+		now := db.Micros(w.Clock.Now())
+		if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'done', finished_at = ?, last_error = NULL WHERE id = ?`, now, j.ID); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO job_attempts (job_id, attempt, at, ok) VALUES (?, ?, ?, TRUE)`, j.ID, j.Attempts, now)
 		return err
 	})
 	if err != nil {
@@ -176,6 +180,7 @@ func (w *Worker) fail(ctx context.Context, j Job, cause error, permanent bool) {
 	}
 	w.DB.Exec(ctx, `UPDATE jobs SET status = ?, run_at = ?, locked_until = NULL, last_error = ?, finished_at = ? WHERE id = ?`,
 		status, db.Micros(runAt), msg, finishedAt(status, now), j.ID)
+	w.DB.Exec(ctx, `INSERT INTO job_attempts (job_id, attempt, at, ok, error) VALUES (?, ?, ?, FALSE, ?)`, j.ID, j.Attempts, db.Micros(now), msg)
 }
 
 func finishedAt(status string, now time.Time) any {

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/jobs"
 )
 
 // Card sources, written to cards.entry_source and card_events.source.
@@ -254,14 +254,23 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 		return nil, err
 	}
 	if opt.automations && len(arrivals) > 0 && stage.automations != "" && stage.automations != "[]" {
-		jobs := make([][]any, 0, len(arrivals))
+		queued := make([]jobs.New, 0, len(arrivals))
 		for _, i := range arrivals {
-			payload, _ := json.Marshal(map[string]any{"card_id": out[i].cardID, "client_id": want[i].clientID, "stage_id": stage.ID, "pipeline_id": pipelineID})
-			jobs = append(jobs, []any{acct.ID, "stage_arrival", string(payload), us, opt.jobSource, out[i].cardID, us})
+			queued = append(queued, jobs.New{Kind: jobs.KindStageArrival, SourceType: opt.jobSource, SourceID: out[i].cardID,
+				Payload: map[string]any{"card_id": out[i].cardID, "client_id": want[i].clientID, "stage_id": stage.ID, "pipeline_id": pipelineID}})
 		}
-		if err := db.InsertMany(ctx, tx, `INSERT INTO jobs (account_id, kind, payload, run_at, source_type, source_id, created_at)`, jobs, ""); err != nil {
+		if err := jobs.Enqueue(ctx, tx, acct, now, queued...); err != nil {
 			return nil, fmt.Errorf("queue automations: %w", err)
 		}
+	}
+	placedEvents := make([]jobs.Event, 0, len(arrivals))
+	for _, i := range arrivals {
+		placedEvents = append(placedEvents, jobs.Event{Type: jobs.EventPipelineClientPlaced, SourceID: out[i].cardID, Data: map[string]any{
+			"client_state_id": out[i].cardID, "client_id": want[i].clientID, "pipeline_id": pipelineID, "stage_id": stage.ID,
+			"status": out[i].status, "entry_source": opt.source, "assigned_user_id": out[i].assignee}})
+	}
+	if err := jobs.Emit(ctx, tx, acct, now, placedEvents...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -404,21 +413,22 @@ func RemoveClients(ctx context.Context, store *db.DB, acct account.Account, pipe
 			return err
 		}
 		in, args := db.In(clientIDs)
-		rows, err := tx.Query(ctx, `SELECT id, stage_id FROM cards WHERE account_id = ? AND pipeline_id = ? AND status = 'active' AND client_id IN `+in,
+		rows, err := tx.Query(ctx, `SELECT id, stage_id, client_id FROM cards WHERE account_id = ? AND pipeline_id = ? AND status = 'active' AND client_id IN `+in,
 			append([]any{acct.ID, pipelineID}, args...)...)
 		if err != nil {
 			return err
 		}
-		var cardIDs []int64
+		var cardIDs, removedClients []int64
 		var events [][]any
 		us := db.Micros(now)
 		for rows.Next() {
-			var id, stageID int64
-			if err := rows.Scan(&id, &stageID); err != nil {
+			var id, stageID, clientID int64
+			if err := rows.Scan(&id, &stageID, &clientID); err != nil {
 				rows.Close()
 				return err
 			}
 			cardIDs = append(cardIDs, id)
+			removedClients = append(removedClients, clientID)
 			events = append(events, []any{acct.ID, id, "removed", stageID, nil, SourceAPI, us})
 		}
 		rows.Close()
@@ -432,6 +442,14 @@ func RemoveClients(ctx context.Context, store *db.DB, acct account.Account, pipe
 				return err
 			}
 			if err := insertEvents(ctx, tx, events); err != nil {
+				return err
+			}
+			emitted := make([]jobs.Event, len(events))
+			for i, e := range events {
+				emitted[i] = jobs.Event{Type: jobs.EventPipelineClientRemoved, SourceID: e[1].(int64), Data: map[string]any{
+					"client_state_id": e[1], "client_id": removedClients[i], "pipeline_id": pipelineID, "stage_id": e[3]}}
+			}
+			if err := jobs.Emit(ctx, tx, acct, now, emitted...); err != nil {
 				return err
 			}
 		}
@@ -499,7 +517,11 @@ func MoveClient(ctx context.Context, store *db.DB, acct account.Account, pipelin
 		}
 		res.SuccessCount = 1
 		res.Message = fmt.Sprintf("Client moved to stage %q.", target.Name)
-		return insertEvents(ctx, tx, [][]any{{acct.ID, cardID, "moved", fromID, targetStageID, SourceAPI, us}})
+		if err := insertEvents(ctx, tx, [][]any{{acct.ID, cardID, "moved", fromID, targetStageID, SourceAPI, us}}); err != nil {
+			return err
+		}
+		return jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventPipelineClientMoved, SourceID: cardID, Data: map[string]any{
+			"client_state_id": cardID, "client_id": clientID, "pipeline_id": pipelineID, "from_stage_id": fromID, "to_stage_id": targetStageID}})
 	})
 	res.Status = "success"
 	return res, err

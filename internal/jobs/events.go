@@ -1,0 +1,211 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/db"
+)
+
+// Event types delivered to the account's outbound webhooks (beyond the
+// contract: a caller that configures none sees exactly the contract).
+const (
+	EventAppointmentBooked      = "appointment.booked"
+	EventWaitlistEntryCreated   = "waitlist.entry_created"
+	EventWaitlistSeatOffered    = "waitlist.seat_offered"
+	EventWaitlistEntryResolved  = "waitlist.entry_resolved"
+	EventPipelineClientPlaced   = "pipeline.client_placed"
+	EventPipelineClientMoved    = "pipeline.client_moved"
+	EventPipelineClientRemoved  = "pipeline.client_removed"
+	EventChatConversationUpdate = "chat.conversation_updated"
+)
+
+// webhookAttempts spreads retries over more than 24 hours with the default
+// backoff (2^n seconds, at most an hour).
+const webhookAttempts = 36
+
+// Event is one thing that happened, for the account's webhooks.
+type Event struct {
+	Type     string
+	SourceID int64 // the object's id (appointment, entry, card, conversation)
+	Data     any
+}
+
+type hook struct {
+	url, secret string
+	events      []string
+}
+
+// Emit queues a delivery of each event to every active webhook of the
+// account subscribed to its type, in tx: a rolled-back write emits nothing.
+// One query reads the hooks and one statement per table writes the
+// deliveries, whatever the number of events.
+func Emit(ctx context.Context, tx *db.Tx, acct account.Account, now time.Time, events ...Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(ctx, `SELECT url, secret, events FROM webhooks WHERE account_id = ? AND active ORDER BY id`, acct.ID)
+	if err != nil {
+		return fmt.Errorf("load webhooks: %w", err)
+	}
+	var hooks []hook
+	for rows.Next() {
+		var h hook
+		var evs string
+		if err := rows.Scan(&h.url, &h.secret, &evs); err != nil {
+			rows.Close()
+			return err
+		}
+		json.Unmarshal([]byte(evs), &h.events)
+		hooks = append(hooks, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(hooks) == 0 {
+		return err
+	}
+	type delivery struct {
+		h    hook
+		e    Event
+		body string
+	}
+	var out []delivery
+	for _, e := range events {
+		for _, h := range hooks {
+			if !subscribed(h.events, e.Type) {
+				continue
+			}
+			body, err := json.Marshal(map[string]any{
+				"id": fmt.Sprintf("evt_%s_%d_%d", e.Type, e.SourceID, now.UnixMicro()), "type": e.Type,
+				"created_at": stamp(now), "data": e.Data,
+			})
+			if err != nil {
+				return err
+			}
+			out = append(out, delivery{h, e, string(body)})
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	ids, err := tx.Dialect().ReserveIDs(ctx, tx, "outbox", len(out))
+	if err != nil {
+		return err
+	}
+	us := db.Micros(now)
+	msgs := make([][]any, len(out))
+	jobsRows := make([][]any, len(out))
+	for i, d := range out {
+		msgs[i] = []any{ids[i], acct.ID, MsgWebhook, "webhook", d.h.url, d.body, "pending", us, us, "event:" + d.e.Type, d.e.SourceID}
+		payload, _ := json.Marshal(map[string]any{"outbox_id": ids[i], "secret": d.h.secret})
+		jobsRows[i] = []any{acct.ID, KindWebhookDelivery, string(payload), us, webhookAttempts, "event:" + d.e.Type, d.e.SourceID, ids[i], us}
+	}
+	if err := db.InsertMany(ctx, tx, `INSERT INTO outbox (id, account_id, kind, channel, recipient, body, status, scheduled_at, created_at, source_type, source_id)`, msgs, ""); err != nil {
+		return fmt.Errorf("queue webhook deliveries: %w", err)
+	}
+	if err := db.InsertMany(ctx, tx, `INSERT INTO jobs (account_id, kind, payload, run_at, max_attempts, source_type, source_id, outbox_id, created_at)`, jobsRows, ""); err != nil {
+		return fmt.Errorf("queue webhook jobs: %w", err)
+	}
+	return nil
+}
+
+func subscribed(events []string, t string) bool {
+	if len(events) == 0 {
+		return true // a hook without a list gets every event
+	}
+	for _, e := range events {
+		if e == t || e == "*" {
+			return true
+		}
+	}
+	return false
+}
+
+// Delivery is one webhook delivery with its attempts.
+type Delivery struct {
+	ID        int64     `json:"id"`
+	Event     string    `json:"event"`
+	URL       string    `json:"url"`
+	Status    string    `json:"status"` // pending, sent, failed
+	Attempts  []Attempt `json:"attempts"`
+	CreatedAt string    `json:"created_at"`
+	SentAt    *string   `json:"sent_at"`
+}
+
+// Attempt is one try of a delivery.
+type Attempt struct {
+	Attempt int     `json:"attempt"`
+	At      string  `json:"at"`
+	OK      bool    `json:"ok"`
+	Error   *string `json:"error"`
+}
+
+// ListDeliveries lists an account's webhook deliveries, newest first, with
+// every attempt (two queries).
+func ListDeliveries(ctx context.Context, q db.Querier, acct account.Account, limit int) ([]Delivery, error) {
+	rows, err := q.Query(ctx, `SELECT o.id, o.source_type, o.recipient, o.status, o.created_at, o.sent_at, j.id, j.status
+		FROM outbox o JOIN jobs j ON j.outbox_id = o.id
+		WHERE o.account_id = ? AND o.kind = ? ORDER BY o.id DESC LIMIT ?`, acct.ID, MsgWebhook, limit)
+	if err != nil {
+		return nil, err
+	}
+	var out []Delivery
+	byJob := map[int64]*Delivery{}
+	var jobIDs []int64
+	for rows.Next() {
+		var (
+			d                Delivery
+			created          int64
+			sent             *int64
+			jobID            int64
+			source, jobState string
+		)
+		if err := rows.Scan(&d.ID, &source, &d.URL, &d.Status, &created, &sent, &jobID, &jobState); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		d.Event = source
+		if len(source) > 6 && source[:6] == "event:" {
+			d.Event = source[6:]
+		}
+		if jobState == "failed" {
+			d.Status = "failed"
+		}
+		d.CreatedAt = stamp(db.Time(created))
+		if sent != nil {
+			s := stamp(db.Time(*sent))
+			d.SentAt = &s
+		}
+		d.Attempts = []Attempt{}
+		out = append(out, d)
+		jobIDs = append(jobIDs, jobID)
+	}
+	rows.Close()
+	for i := range out {
+		byJob[jobIDs[i]] = &out[i]
+	}
+	if len(jobIDs) == 0 {
+		return []Delivery{}, rows.Err()
+	}
+	in, args := db.In(jobIDs)
+	ar, err := q.Query(ctx, `SELECT job_id, attempt, at, ok, error FROM job_attempts WHERE job_id IN `+in+` ORDER BY job_id, attempt, id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer ar.Close()
+	for ar.Next() {
+		var (
+			jobID int64
+			a     Attempt
+			at    int64
+		)
+		if err := ar.Scan(&jobID, &a.Attempt, &at, &a.OK, &a.Error); err != nil {
+			return nil, err
+		}
+		a.At = stamp(db.Time(at))
+		byJob[jobID].Attempts = append(byJob[jobID].Attempts, a)
+	}
+	return out, ar.Err()
+}
