@@ -56,6 +56,7 @@ Usage:
   frontdesk keys revoke --account SLUG --name N
   frontdesk worker [--poll 1s]                       run only the job worker
   frontdesk outbox list --account SLUG [--json]      messages and calls the automations produced
+  frontdesk webhooks deliveries --account SLUG [--json]  outbound webhook deliveries and their attempts
   frontdesk chat import --account SLUG -f FILE.jsonl  load conversations (one per line, idempotent by key)
   frontdesk migrate                                  bring the schema up to date
   frontdesk version
@@ -88,6 +89,8 @@ func run(ctx context.Context, args []string, env *Env) int {
 		err = cmdOutbox(ctx, args[1:], env)
 	case "chat":
 		err = cmdChat(ctx, args[1:], env)
+	case "webhooks":
+		err = cmdWebhooks(ctx, args[1:], env)
 	case "version":
 		fmt.Fprintln(env.Stdout, "frontdesk", buildVersion())
 	default:

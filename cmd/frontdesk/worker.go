@@ -90,3 +90,48 @@ func cmdOutbox(ctx context.Context, args []string, env *Env) error {
 	}
 	return tw.Flush()
 }
+
+// cmdWebhooks lists an account's outbound webhook deliveries and attempts.
+func cmdWebhooks(ctx context.Context, args []string, env *Env) error {
+	if len(args) == 0 || args[0] != "deliveries" {
+		fmt.Fprintln(env.Stderr, "usage: frontdesk webhooks deliveries --account SLUG [--json] [--limit N]")
+		return errUsage
+	}
+	f := newFlags("webhooks deliveries", env)
+	slug := f.String("account", "", "account slug")
+	asJSON := f.Bool("json", false, "print a JSON array")
+	limit := f.Int("limit", 100, "most recent deliveries to show")
+	if err := f.parse(args[1:]); err != nil {
+		return err
+	}
+	if *slug == "" {
+		fmt.Fprintln(env.Stderr, "webhooks deliveries: --account SLUG is required")
+		return errUsage
+	}
+	store, err := openStore(ctx, *f.dsn, nil)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	acct, err := account.BySlug(ctx, store, *slug)
+	if err != nil {
+		return err
+	}
+	list, err := jobs.ListDeliveries(ctx, store, acct, *limit)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(env.Stdout).Encode(list)
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tEVENT\tURL\tSTATUS\tATTEMPTS\tLAST ERROR")
+	for _, d := range list {
+		last := ""
+		if n := len(d.Attempts); n > 0 && d.Attempts[n-1].Error != nil {
+			last = *d.Attempts[n-1].Error
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\n", d.ID, d.Event, d.URL, d.Status, len(d.Attempts), last)
+	}
+	return tw.Flush()
+}

@@ -144,6 +144,12 @@ func Book(ctx context.Context, store *db.DB, acct account.Account, req BookReque
 		if _, err := waitlist.ResolveBooked(ctx, tx, acct, client.ID, svc.ID, now); err != nil {
 			return err
 		}
+		if err := jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentBooked, SourceID: id, Data: map[string]any{
+			"appointment_id": id, "client_id": client.ID, "client_created": created, "service_id": svc.ID,
+			"calendar_profile_id": pro.ID, "event_type_id": et.ID, "start_at": Timestamp(start), "end_at": Timestamp(end),
+			"source": "api"}}); err != nil {
+			return err
+		}
 		out = Booking{ClientID: client.ID, ClientCreated: created, Appointment: Appointment{
 			ID: id, StartAt: Timestamp(start), EndAt: Timestamp(end), Timezone: req.Timezone,
 			Status: "booked", Source: "api", ConfirmationStatus: "pending",

@@ -10,6 +10,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
@@ -77,8 +78,10 @@ func AppendMessage(ctx context.Context, store *db.DB, acct account.Account, sess
 			WHERE account_id = ? AND id = ?`, sent, sent, moved, moved, acct.ID, sessionID); err != nil {
 			return fmt.Errorf("count message: %w", err)
 		}
-		out, err = Get(ctx, tx, acct, sessionID, DefaultView)
-		return err
+		if out, err = Get(ctx, tx, acct, sessionID, DefaultView); err != nil {
+			return err
+		}
+		return emitUpdated(ctx, tx, acct, out, now)
 	})
 	return out, err
 }
@@ -150,8 +153,10 @@ func UpdateConversation(ctx context.Context, store *db.DB, acct account.Account,
 				return fmt.Errorf("update conversation: %w", err)
 			}
 		}
-		out, err = Get(ctx, tx, acct, sessionID, DefaultView)
-		return err
+		if out, err = Get(ctx, tx, acct, sessionID, DefaultView); err != nil || !changed {
+			return err
+		}
+		return emitUpdated(ctx, tx, acct, out, now)
 	})
 	return out, err
 }
@@ -188,4 +193,10 @@ func dispositionID(ctx context.Context, q db.Querier, acct account.Account, key 
 			"No disposition tag %s in this workspace.", what)
 	}
 	return found, err
+}
+
+// emitUpdated tells the account's webhooks a conversation changed.
+func emitUpdated(ctx context.Context, tx *db.Tx, acct account.Account, c Conversation, now time.Time) error {
+	return jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventChatConversationUpdate, SourceID: c.SessionID, Data: map[string]any{
+		"session_id": c.SessionID, "status": c.Status, "message_count": c.MessageCount, "updated_at": c.UpdatedAt}})
 }

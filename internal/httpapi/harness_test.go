@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/httpapi"
@@ -206,4 +207,14 @@ func (h *harness) count(table, where string, args ...any) int {
 		h.t.Fatal(err)
 	}
 	return n
+}
+
+// accountOf loads an account by slug.
+func accountOf(t *testing.T, h *harness, slug string) account.Account {
+	t.Helper()
+	a, err := account.BySlug(context.Background(), h.store, slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

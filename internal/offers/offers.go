@@ -178,8 +178,11 @@ func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now tim
 		WHERE id IN `+in, append([]any{us, db.Micros(now.Add(l.seatTTL)), us}, args...)...); err != nil {
 		return err
 	}
+	events := make([]jobs.Event, 0, len(picks))
 	for _, p := range picks {
 		id, client := p.entryID, p.clientID
+		events = append(events, jobs.Event{Type: jobs.EventWaitlistSeatOffered, SourceID: id, Data: map[string]any{
+			"entry_id": id, "waitlist_id": l.id, "client_id": client, "seat_expires_at": now.Add(l.seatTTL).UTC().Format(time.RFC3339)}})
 		body := fmt.Sprintf("Hola %s, se ha liberado una cita de %s. ¿La quieres? Responde antes de %s.",
 			p.first, p.service, now.Add(l.seatTTL).In(acct.Location()).Format("15:04"))
 		if err := jobs.QueueMessage(ctx, tx, acct, now, jobs.Message{Kind: jobs.MsgSeatOffer, Channel: "whatsapp", Recipient: p.to,
@@ -187,7 +190,7 @@ func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now tim
 			return err
 		}
 	}
-	return nil
+	return jobs.Emit(ctx, tx, acct, now, events...)
 }
 
 func ids(ctx context.Context, q db.Querier, query string, args ...any) ([]int64, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/phone"
 )
 
@@ -298,21 +299,27 @@ func insertEntries(ctx context.Context, tx *db.Tx, acct account.Account, entries
 			b.WriteString(tuple)
 			args = append(args, entries[i].row(acct, now)...)
 		}
-		b.WriteString(" " + onConflictOpen + " RETURNING id")
+		b.WriteString(" " + onConflictOpen + " RETURNING id, waitlist_id, client_id, service_id")
 		rows, err := tx.Query(ctx, b.String(), args...)
 		if err != nil {
 			return nil, fmt.Errorf("insert waiting-list entries: %w", err)
 		}
+		var events []jobs.Event
 		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
+			var id, list, client, service int64
+			if err := rows.Scan(&id, &list, &client, &service); err != nil {
 				rows.Close()
 				return nil, err
 			}
 			inserted[id] = true
+			events = append(events, jobs.Event{Type: jobs.EventWaitlistEntryCreated, SourceID: id, Data: map[string]any{
+				"entry_id": id, "waitlist_id": list, "client_id": client, "service_id": service}})
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		if err := jobs.Emit(ctx, tx, acct, now, events...); err != nil {
 			return nil, err
 		}
 	}

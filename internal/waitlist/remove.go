@@ -8,6 +8,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/jobs"
 )
 
 // reasonOrDefault is the resolution_reason of a removal.
@@ -29,7 +30,7 @@ const removeSQL = `UPDATE waitlist_entries SET status = 'removed', resolved_at =
 func Remove(ctx context.Context, store *db.DB, acct account.Account, id int64, reason string, now time.Time) (Entry, error) {
 	var e Entry
 	err := store.Transact(ctx, func(tx *db.Tx) error {
-		if _, err := tx.Exec(ctx, removeSQL+`(?)`, db.Micros(now), reasonOrDefault(reason), db.Micros(now), acct.ID, id); err != nil {
+		if _, err := resolveEntries(ctx, tx, acct, removeSQL+`(?)`, []any{db.Micros(now), reasonOrDefault(reason), db.Micros(now), acct.ID, id}, now); err != nil {
 			return fmt.Errorf("remove entry: %w", err)
 		}
 		var err error
@@ -52,13 +53,14 @@ type RemoveResult struct {
 // success_count + skipped_count is the number of ids sent.
 func RemoveMany(ctx context.Context, store *db.DB, acct account.Account, ids []int64, reason string, now time.Time) (RemoveResult, error) {
 	in, args := db.In(uniq(ids))
-	r, err := store.Exec(ctx, removeSQL+in, append([]any{db.Micros(now), reasonOrDefault(reason), db.Micros(now), acct.ID}, args...)...)
+	var n int
+	err := store.Transact(ctx, func(tx *db.Tx) error {
+		var err error
+		n, err = resolveEntries(ctx, tx, acct, removeSQL+in, append([]any{db.Micros(now), reasonOrDefault(reason), db.Micros(now), acct.ID}, args...), now)
+		return err
+	})
 	if err != nil {
 		return RemoveResult{}, fmt.Errorf("remove entries: %w", err)
-	}
-	n, err := r.RowsAffected()
-	if err != nil {
-		return RemoveResult{}, err
 	}
 	res := RemoveResult{Status: "success", SuccessCount: int(n), SkippedCount: len(ids) - int(n)}
 	res.Message = fmt.Sprintf("Removed %d of %d waiting-list entries.", res.SuccessCount, len(ids))
@@ -76,15 +78,47 @@ const ReasonBooked = "booked"
 // the open entry". Call it in the booking's transaction so both commit
 // together. It reports the entry resolved (0 when there was none).
 func ResolveBooked(ctx context.Context, q db.Querier, acct account.Account, clientID, serviceID int64, now time.Time) (int64, error) {
+	tx, ok := q.(*db.Tx)
+	if !ok {
+		return 0, fmt.Errorf("resolve booked entry: needs the booking's transaction")
+	}
 	var id int64
-	err := q.QueryRow(ctx, `UPDATE waitlist_entries SET status = 'booked', resolved_at = ?, resolution_reason = ?, updated_at = ?
-		WHERE account_id = ? AND client_id = ? AND service_id = ? AND status IN `+openStatuses+` RETURNING id`,
-		db.Micros(now), ReasonBooked, db.Micros(now), acct.ID, clientID, serviceID).Scan(&id)
+	err := tx.QueryRow(ctx, `SELECT id FROM waitlist_entries WHERE account_id = ? AND client_id = ? AND service_id = ? AND status IN `+openStatuses,
+		acct.ID, clientID, serviceID).Scan(&id)
 	if db.IsNoRows(err) {
 		return 0, nil
 	}
 	if err != nil {
 		return 0, fmt.Errorf("resolve booked entry: %w", err)
 	}
+	if _, err := resolveEntries(ctx, tx, acct, `UPDATE waitlist_entries SET status = 'booked', resolved_at = ?, resolution_reason = ?, updated_at = ?
+		WHERE account_id = ? AND status IN `+openStatuses+` AND id = ?`, []any{db.Micros(now), ReasonBooked, db.Micros(now), acct.ID, id}, now); err != nil {
+		return 0, fmt.Errorf("resolve booked entry: %w", err)
+	}
 	return id, nil
+}
+
+// resolveEntries runs an UPDATE that resolves entries (its RETURNING list is
+// added here) and emits waitlist.entry_resolved for each resolved entry.
+func resolveEntries(ctx context.Context, tx *db.Tx, acct account.Account, update string, args []any, now time.Time) (int, error) {
+	rows, err := tx.Query(ctx, update+` RETURNING id, waitlist_id, client_id, service_id, status, resolution_reason`, args...)
+	if err != nil {
+		return 0, err
+	}
+	var events []jobs.Event
+	for rows.Next() {
+		var id, list, client, service int64
+		var status, reason string
+		if err := rows.Scan(&id, &list, &client, &service, &status, &reason); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		events = append(events, jobs.Event{Type: jobs.EventWaitlistEntryResolved, SourceID: id, Data: map[string]any{
+			"entry_id": id, "waitlist_id": list, "client_id": client, "service_id": service, "status": status, "resolution_reason": reason}})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	return len(events), jobs.Emit(ctx, tx, acct, now, events...)
 }
