@@ -641,7 +641,7 @@ func TestBookingEffects(t *testing.T) {
 				t.Errorf("%s at %s: %d messages, want 1", m.kind, m.at, n)
 			}
 		}
-		if n := h.count("outbox", "source_id = ?", appt); n != 3 {
+		if n := h.count("outbox", "source_type = 'booking' AND source_id = ?", appt); n != 3 {
 			t.Errorf("messages for the booking = %d, want 3", n)
 		}
 		if n := h.count("waitlist_entries", "client_id = ? AND service_id = ? AND status = 'booked' AND resolved_at = ?", maria, cleaning, now); n != 1 {

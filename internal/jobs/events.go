@@ -43,7 +43,7 @@ type hook struct {
 // account subscribed to its type, in tx: a rolled-back write emits nothing.
 // One query reads the hooks and one statement per table writes the
 // deliveries, whatever the number of events.
-func Emit(ctx context.Context, tx *db.Tx, acct account.Account, now time.Time, events ...Event) error {
+func Emit(ctx context.Context, tx db.Querier, acct account.Account, now time.Time, events ...Event) error {
 	if len(events) == 0 {
 		return nil
 	}

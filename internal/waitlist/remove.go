@@ -78,12 +78,8 @@ const ReasonBooked = "booked"
 // the open entry". Call it in the booking's transaction so both commit
 // together. It reports the entry resolved (0 when there was none).
 func ResolveBooked(ctx context.Context, q db.Querier, acct account.Account, clientID, serviceID int64, now time.Time) (int64, error) {
-	tx, ok := q.(*db.Tx)
-	if !ok {
-		return 0, fmt.Errorf("resolve booked entry: needs the booking's transaction")
-	}
 	var id int64
-	err := tx.QueryRow(ctx, `SELECT id FROM waitlist_entries WHERE account_id = ? AND client_id = ? AND service_id = ? AND status IN `+openStatuses,
+	err := q.QueryRow(ctx, `SELECT id FROM waitlist_entries WHERE account_id = ? AND client_id = ? AND service_id = ? AND status IN `+openStatuses,
 		acct.ID, clientID, serviceID).Scan(&id)
 	if db.IsNoRows(err) {
 		return 0, nil
@@ -91,7 +87,7 @@ func ResolveBooked(ctx context.Context, q db.Querier, acct account.Account, clie
 	if err != nil {
 		return 0, fmt.Errorf("resolve booked entry: %w", err)
 	}
-	if _, err := resolveEntries(ctx, tx, acct, `UPDATE waitlist_entries SET status = 'booked', resolved_at = ?, resolution_reason = ?, updated_at = ?
+	if _, err := resolveEntries(ctx, q, acct, `UPDATE waitlist_entries SET status = 'booked', resolved_at = ?, resolution_reason = ?, updated_at = ?
 		WHERE account_id = ? AND status IN `+openStatuses+` AND id = ?`, []any{db.Micros(now), ReasonBooked, db.Micros(now), acct.ID, id}, now); err != nil {
 		return 0, fmt.Errorf("resolve booked entry: %w", err)
 	}
@@ -100,7 +96,7 @@ func ResolveBooked(ctx context.Context, q db.Querier, acct account.Account, clie
 
 // resolveEntries runs an UPDATE that resolves entries (its RETURNING list is
 // added here) and emits waitlist.entry_resolved for each resolved entry.
-func resolveEntries(ctx context.Context, tx *db.Tx, acct account.Account, update string, args []any, now time.Time) (int, error) {
+func resolveEntries(ctx context.Context, tx db.Querier, acct account.Account, update string, args []any, now time.Time) (int, error) {
 	rows, err := tx.Query(ctx, update+` RETURNING id, waitlist_id, client_id, service_id, status, resolution_reason`, args...)
 	if err != nil {
 		return 0, err
