@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/jobs"
 )
 
 // metrics are the server's Prometheus series. Routes are labelled by their
@@ -43,6 +45,9 @@ func newMetrics(reg *prometheus.Registry, store *db.DB) *metrics {
 	reg.MustRegister(m.requests, m.latency, m.rows, m.batch)
 	if store != nil {
 		reg.MustRegister(collectors.NewDBStatsCollector(store.SQL(), string(store.Engine())))
+		reg.MustRegister(&queueCollector{store: store,
+			pending: prometheus.NewDesc("frontdesk_jobs_pending", "Jobs waiting to run or running.", nil, nil),
+			failed:  prometheus.NewDesc("frontdesk_jobs_failed", "Jobs that gave up after their last attempt.", nil, nil)})
 	}
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -63,4 +68,23 @@ func (m *metrics) batchRows(endpoint string, size int, byStatus map[string]int) 
 
 func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// queueCollector reads the job queue's depth at scrape time.
+type queueCollector struct {
+	store           *db.DB
+	pending, failed *prometheus.Desc
+}
+
+func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.pending; ch <- c.failed }
+
+func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	pending, failed, err := jobs.Depth(ctx, c.store)
+	if err != nil {
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(c.pending, prometheus.GaugeValue, float64(pending))
+	ch <- prometheus.MustNewConstMetric(c.failed, prometheus.GaugeValue, float64(failed))
 }
