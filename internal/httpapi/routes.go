@@ -6,6 +6,7 @@ func (s *Server) routes() {
 	s.handle("GET /healthz", s.handleHealth)
 	s.handle("GET /readyz", s.handleReady)
 	s.mux.Handle("GET /metrics", s.metrics.handler())
+	s.handle("GET /docs", s.handleDocs)
 
 	const p = publicPrefix
 	// Calendar.
@@ -32,6 +33,9 @@ func (s *Server) routes() {
 	s.handle("PATCH "+p+"/leadflow/pipelines/{pipeline_id}/clients/{client_id}/move", s.handleMoveClient)
 	s.handle("POST "+p+"/leadflow/ingest/{input_node_uuid}/batch", s.handleIngestBatch)
 	s.handle("POST "+p+"/leadflow/ingest/{input_node_uuid}", s.handleIngestOne)
+
+	// The OpenAPI document of this surface (no key needed).
+	s.handle("GET "+p+"/openapi.json", s.handleOpenAPI)
 
 	// Chat history (read-only).
 	s.handle("GET "+p+"/chat/conversations", s.handleListConversations)
