@@ -66,6 +66,9 @@ type Appointment struct {
 	CustomFields       map[string]any  `json:"custom_fields"`
 	Notes              string          `json:"notes"`
 	CreatedAt          string          `json:"created_at"`
+	// Warnings is additive (beyond the contract): what is unusual about
+	// the slot, never a refusal; [] when nothing is.
+	Warnings []Warning `json:"warnings"`
 }
 
 // Booking is what Book made: the appointment and whether its client is new.
@@ -76,9 +79,10 @@ type Booking struct {
 }
 
 // Book books an appointment exactly as asked. Every value is explicit and
-// checked against the catalog; availability is never checked (outside
-// working hours and double bookings are accepted). The client is matched by
-// the phone's national digits, or created when the phone is new, in the same
+// checked against the catalog; availability never refuses (outside working
+// hours, time off, double bookings and past times are accepted and reported
+// in the appointment's Warnings). The client is matched by the phone's
+// national digits, or created when the phone is new, in the same
 // transaction as the appointment, its notifications and the resolution of a
 // matching waiting-list entry: a failure leaves nothing behind, so a 500 can
 // be retried.
@@ -122,6 +126,10 @@ func Book(ctx context.Context, store *db.DB, acct account.Account, req BookReque
 		if err != nil {
 			return err
 		}
+		warnings, err := bookingWarnings(ctx, tx, acct, pro, start, end, now)
+		if err != nil {
+			return err
+		}
 		custom := map[string]any{"booked_by": "api"}
 		var id int64
 		err = tx.QueryRow(ctx, `INSERT INTO appointments (account_id, client_id, service_id, professional_id, event_type_id,
@@ -158,6 +166,7 @@ func Book(ctx context.Context, store *db.DB, acct account.Account, req BookReque
 			Service:         Colored{ID: svc.ID, Name: svc.Name, Color: svc.Color},
 			EventType:       Colored{ID: et.ID, Name: et.Name, Color: et.Color},
 			CustomFields:    custom, Notes: req.Notes, CreatedAt: Timestamp(now),
+			Warnings: warnings,
 		}}
 		return nil
 	})
