@@ -54,6 +54,7 @@ Usage:
   frontdesk keys create --account SLUG [--name N] [--expires-at RFC3339]
   frontdesk keys list --account SLUG [--json]
   frontdesk keys revoke --account SLUG --name N
+  frontdesk users set-password --account SLUG --email E   dashboard password (read from stdin)
   frontdesk worker [--poll 1s]                       run only the job worker
   frontdesk outbox list --account SLUG [--json]      messages and calls the automations produced
   frontdesk webhooks deliveries --account SLUG [--json]  outbound webhook deliveries and their attempts
@@ -81,6 +82,8 @@ func run(ctx context.Context, args []string, env *Env) int {
 		err = cmdWorkspace(ctx, args[1:], env)
 	case "keys":
 		err = cmdKeys(ctx, args[1:], env)
+	case "users":
+		err = cmdUsers(ctx, args[1:], env)
 	case "migrate":
 		err = cmdMigrate(ctx, args[1:], env)
 	case "worker":

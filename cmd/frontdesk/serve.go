@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/dashboard"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/httpapi"
+	"github.com/frontdesk/frontdesk/internal/password"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
@@ -23,6 +25,8 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	runWorker := f.Bool("worker", true, "run the job worker in this process (automations, notifications, webhooks)")
 	poll := f.Duration("poll", time.Second, "job worker: pause between polls when no job is due")
 	batchWait := f.Duration("batch-wait", 30*time.Second, "how long an ingest batch waits for another batch of the same input node")
+	sessionIdle := f.Duration("session-idle", 12*time.Hour, "dashboard: sign out after this long without activity")
+	sessionMax := f.Duration("session-max", 7*24*time.Hour, "dashboard: sign out this long after signing in")
 	if err := f.parse(args); err != nil {
 		return err
 	}
@@ -39,8 +43,13 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 		}
 	}
 
+	dash, err := dashboard.New(dashboard.Config{DB: store, Clock: env.Clock, Log: log, IdleTimeout: *sessionIdle, MaxAge: *sessionMax})
+	if err != nil {
+		return err
+	}
 	srv := httpapi.NewServer(httpapi.Config{
 		DB: store, Clock: env.Clock, Log: log, AdminToken: env.Getenv("FRONTDESK_ADMIN_TOKEN"), BatchWait: *batchWait,
+		Dashboard: dash,
 	})
 	workerDone := make(chan struct{})
 	workerCtx, stopWorker := context.WithCancel(context.WithoutCancel(ctx))
@@ -69,6 +78,8 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	if *demo {
 		fmt.Fprintf(env.Stdout, "Demo API key: %s\nTry:\n  curl -H 'Authorization: Bearer %s' %s/api/v2/public/calendar/services\n",
 			workspace.DemoKey, workspace.DemoKey, url)
+		// The demo user and password are in internal/workspace/demo.yaml.
+		fmt.Fprintf(env.Stdout, "Dashboard: %s/app/  (sign in as marta@sonrisa.test, password demo-password)\n", url)
 	}
 	if env.Ready != nil {
 		env.Ready <- ln.Addr().String()
@@ -97,7 +108,7 @@ func ensureDemo(ctx context.Context, store *db.DB, env *Env) error {
 	} else if !errs.Is(err, errs.NotFound) {
 		return err
 	}
-	a := &workspace.Applier{DB: store, Now: env.Clock.Now}
+	a := &workspace.Applier{DB: store, Now: env.Clock.Now, HashPassword: password.Hash}
 	_, err := a.Apply(ctx, workspace.Demo())
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/frontdesk/frontdesk/internal/password"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
@@ -50,7 +51,7 @@ func cmdWorkspace(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer store.Close()
-	res, err := (&workspace.Applier{DB: store, Now: env.Clock.Now}).ApplyFile(ctx, parsed)
+	res, err := (&workspace.Applier{DB: store, Now: env.Clock.Now, HashPassword: password.Hash}).ApplyFile(ctx, parsed)
 	if err != nil {
 		return err
 	}

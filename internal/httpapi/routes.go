@@ -6,6 +6,9 @@ func (s *Server) routes() {
 	s.handle("GET /healthz", s.handleHealth)
 	s.handle("GET /readyz", s.handleReady)
 	s.mux.Handle("GET /metrics", s.metrics.handler())
+	if s.dashboard != nil { // the web dashboard (internal/dashboard), off when nil
+		s.mux.Handle("/app/", s.dashboard)
+	}
 	s.handle("GET /docs", s.handleDocs)
 
 	const p = publicPrefix

@@ -15,6 +15,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/password"
 	"github.com/frontdesk/frontdesk/internal/pipeline"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
@@ -31,6 +32,8 @@ type Config struct {
 	// BatchWait is how long an ingest batch waits for another batch of the
 	// same input node before BATCH_IN_PROGRESS (default 30 s).
 	BatchWait time.Duration
+	// Dashboard serves the web dashboard under /app/ (nil: off).
+	Dashboard http.Handler
 }
 
 // Server serves the public API, the admin routes and the operational
@@ -46,6 +49,7 @@ type Server struct {
 	ingester   *pipeline.Ingester
 	mux        *http.ServeMux
 	handler    http.Handler
+	dashboard  http.Handler
 }
 
 // NewServer builds the server and its routes.
@@ -65,10 +69,11 @@ func NewServer(cfg Config) *Server {
 		log:        cfg.Log,
 		adminToken: cfg.AdminToken,
 		auth:       &account.Authenticator{DB: cfg.DB, Clock: cfg.Clock},
-		workspace:  &workspace.Applier{DB: cfg.DB, Now: cfg.Clock.Now},
+		workspace:  &workspace.Applier{DB: cfg.DB, Now: cfg.Clock.Now, HashPassword: password.Hash},
 		metrics:    newMetrics(cfg.Registry, cfg.DB),
 		ingester:   &pipeline.Ingester{DB: cfg.DB, Wait: cfg.BatchWait},
 		mux:        http.NewServeMux(),
+		dashboard:  cfg.Dashboard,
 	}
 	s.routes()
 	s.handler = s.observe(s.authenticate(http.HandlerFunc(s.route)))

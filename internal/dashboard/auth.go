@@ -1,0 +1,310 @@
+package dashboard
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/contact"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/password"
+)
+
+const (
+	sessionCookie    = "frontdesk_session"
+	loginCSRFCookie  = "frontdesk_login_csrf"
+	touchEvery       = time.Minute
+	maxLoginFieldLen = 255
+)
+
+// session is a signed-in user's session.
+type session struct {
+	ID       int64
+	Account  account.Account
+	UserID   int64
+	UserName string
+	Email    string
+	CSRF     string
+
+	lastSeen time.Time
+}
+
+func (s *session) csrfOK(sent string) bool {
+	return s != nil && sent != "" && subtle.ConstantTimeCompare([]byte(sent), []byte(s.CSRF)) == 1
+}
+
+func randomToken() string {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+func hashToken(t string) string {
+	sum := sha256.Sum256([]byte(t))
+	return hex.EncodeToString(sum[:])
+}
+
+// isTLS reports whether the browser reached us over HTTPS, directly or
+// through a proxy that says so; the session cookie is then Secure.
+func isTLS(r *http.Request) bool {
+	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
+}
+
+// currentSession loads the session of the request's cookie, if it is live.
+func (d *Dashboard) currentSession(r *http.Request) (*session, error) {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil || c.Value == "" || len(c.Value) > 100 {
+		return nil, nil
+	}
+	now := d.clock.Now()
+	s := &session{}
+	var lastSeen, expires int64
+	err = d.db.QueryRow(r.Context(), `SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, s.expires_at, u.name, u.email,
+			a.id, a.slug, a.name, a.timezone, a.default_region
+		FROM dashboard_sessions s JOIN users u ON u.id = s.user_id AND u.account_id = s.account_id
+		JOIN accounts a ON a.id = s.account_id
+		WHERE s.token_hash = ? AND u.active = ?`, hashToken(c.Value), true).
+		Scan(&s.ID, &s.UserID, &s.CSRF, &lastSeen, &expires, &s.UserName, &s.Email,
+			&s.Account.ID, &s.Account.Slug, &s.Account.Name, &s.Account.Timezone, &s.Account.DefaultRegion)
+	if db.IsNoRows(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.lastSeen = db.Time(lastSeen)
+	if !now.Before(db.Time(expires)) || !now.Before(s.lastSeen.Add(d.idle)) {
+		d.db.Exec(r.Context(), `DELETE FROM dashboard_sessions WHERE id = ?`, s.ID)
+		return nil, nil
+	}
+	return s, nil
+}
+
+// signedIn returns the request's live session, or sends the browser to the
+// sign-in page (303) and reports false. It records activity at most once a
+// minute, which is what the idle timeout counts from.
+func (d *Dashboard) signedIn(w http.ResponseWriter, r *http.Request) (*session, bool) {
+	s, err := d.currentSession(r)
+	if err != nil {
+		d.fail(w, r, nil, err)
+		return nil, false
+	}
+	if s == nil {
+		next := ""
+		if r.Method == http.MethodGet {
+			next = "?next=" + url.QueryEscape(r.URL.RequestURI())
+		}
+		http.Redirect(w, r, Prefix+"login"+next, http.StatusSeeOther)
+		return nil, false
+	}
+	if now := d.clock.Now(); now.Sub(s.lastSeen) >= touchEvery {
+		if _, err := d.db.Exec(r.Context(), `UPDATE dashboard_sessions SET last_seen_at = ? WHERE id = ?`, db.Micros(now), s.ID); err != nil {
+			d.log.Warn("dashboard: touch session", "err", err)
+		}
+	}
+	return s, true
+}
+
+type loginView struct {
+	Email, Workspace, Next, Error string
+	LoginCSRF                     string
+}
+
+// loginPage handles "GET /app/login". The form carries a token that must
+// match a cookie set with it (double submit), so a third-party page cannot
+// sign a browser into an account of the attacker's choosing.
+func (d *Dashboard) loginPage(w http.ResponseWriter, r *http.Request) {
+	if s, _ := d.currentSession(r); s != nil {
+		http.Redirect(w, r, Prefix, http.StatusSeeOther)
+		return
+	}
+	d.renderLogin(w, r, http.StatusOK, loginView{Next: safeNext(r.URL.Query().Get("next"))})
+}
+
+func (d *Dashboard) renderLogin(w http.ResponseWriter, r *http.Request, status int, v loginView) {
+	v.LoginCSRF = randomToken()
+	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Value: v.LoginCSRF, Path: Prefix + "login",
+		MaxAge: 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: isTLS(r)})
+	d.render(w, r, nil, status, "login", "Sign in", "", v)
+}
+
+// login handles "POST /app/login".
+func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		d.renderError(w, r, nil, http.StatusBadRequest, "The form could not be read.")
+		return
+	}
+	c, err := r.Cookie(loginCSRFCookie)
+	sent := r.PostForm.Get("csrf_token")
+	if err != nil || sent == "" || subtle.ConstantTimeCompare([]byte(sent), []byte(c.Value)) != 1 {
+		d.renderError(w, r, nil, http.StatusForbidden, "This sign-in form has expired. Reload the page and try again.")
+		return
+	}
+	v := loginView{
+		Email:     strings.TrimSpace(r.PostForm.Get("email")),
+		Workspace: strings.TrimSpace(r.PostForm.Get("workspace")),
+		Next:      safeNext(r.PostForm.Get("next")),
+	}
+	pw := r.PostForm.Get("password")
+	if v.Email == "" || pw == "" || len(v.Email) > maxLoginFieldLen || len(pw) > maxLoginFieldLen || len(v.Workspace) > maxLoginFieldLen {
+		v.Error = "Enter your e-mail and password."
+		d.renderLogin(w, r, http.StatusUnauthorized, v)
+		return
+	}
+	user, err := d.authenticate(r.Context(), v.Email, pw, v.Workspace)
+	if err != nil {
+		if e, ok := err.(*errs.Error); ok {
+			v.Error = e.Message
+			d.renderLogin(w, r, http.StatusUnauthorized, v)
+			return
+		}
+		d.fail(w, r, nil, err)
+		return
+	}
+	token, err := d.startSession(r.Context(), user)
+	if err != nil {
+		d.fail(w, r, nil, err)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: Prefix, MaxAge: int(d.max / time.Second),
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: isTLS(r)})
+	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Path: Prefix + "login", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	d.log.Info("dashboard: signed in", "account_id", user.accountID, "user_id", user.id)
+	next := v.Next
+	if next == "" {
+		next = Prefix
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+type userRef struct{ id, accountID int64 }
+
+// errBadCredentials says nothing about which of e-mail or password was wrong.
+var errBadCredentials = errs.New(errs.ValidationError, "That e-mail and password do not match. Check them and try again.")
+
+// authenticate finds the active user with that e-mail whose password
+// matches. An e-mail may belong to users of several workspaces; the
+// workspace field (its slug) then says which one.
+func (d *Dashboard) authenticate(ctx context.Context, email, pw, workspaceSlug string) (userRef, error) {
+	q := `SELECT u.id, u.account_id, u.password_hash FROM users u JOIN accounts a ON a.id = u.account_id
+		WHERE LOWER(u.email) = ? AND u.active = ? AND u.password_hash IS NOT NULL`
+	args := []any{contact.NormEmail(email), true}
+	if workspaceSlug != "" {
+		q += ` AND a.slug = ?`
+		args = append(args, workspaceSlug)
+	}
+	rows, err := d.db.Query(ctx, q+` ORDER BY u.id LIMIT 20`, args...)
+	if err != nil {
+		return userRef{}, err
+	}
+	type cand struct {
+		userRef
+		hash string
+	}
+	var cands []cand
+	for rows.Next() {
+		var c cand
+		if err := rows.Scan(&c.id, &c.accountID, &c.hash); err != nil {
+			rows.Close()
+			return userRef{}, err
+		}
+		cands = append(cands, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return userRef{}, err
+	}
+	if len(cands) == 0 {
+		password.Waste(pw)
+		return userRef{}, errBadCredentials
+	}
+	var matched []userRef
+	for _, c := range cands {
+		if password.Matches(c.hash, pw) {
+			matched = append(matched, c.userRef)
+		}
+	}
+	switch len(matched) {
+	case 0:
+		return userRef{}, errBadCredentials
+	case 1:
+		return matched[0], nil
+	default:
+		return userRef{}, errs.New(errs.ValidationError, "This e-mail signs in to several workspaces: enter the workspace too.")
+	}
+}
+
+func (d *Dashboard) startSession(ctx context.Context, u userRef) (string, error) {
+	token := randomToken()
+	now := d.clock.Now()
+	_, err := d.db.Exec(ctx, `INSERT INTO dashboard_sessions (account_id, user_id, token_hash, csrf_token, created_at, last_seen_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, u.accountID, u.id, hashToken(token), randomToken(), db.Micros(now), db.Micros(now), db.Micros(now.Add(d.max)))
+	if err != nil {
+		return "", fmt.Errorf("start session: %w", err)
+	}
+	// Sessions that ended are swept here, the one place that adds rows.
+	d.db.Exec(ctx, `DELETE FROM dashboard_sessions WHERE expires_at <= ? OR last_seen_at <= ?`, db.Micros(now), db.Micros(now.Add(-d.idle)))
+	return token, nil
+}
+
+// logout handles "POST /app/logout": the session is deleted, not just the
+// cookie, so a copied cookie stops working too.
+func (d *Dashboard) logout(w http.ResponseWriter, r *http.Request, s *session) error {
+	if _, err := d.db.Exec(r.Context(), `DELETE FROM dashboard_sessions WHERE id = ?`, s.ID); err != nil {
+		return err
+	}
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Path: Prefix, MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: isTLS(r)})
+	d.redirect(w, r, Prefix+"login", "ok", "You are signed out.")
+	return nil
+}
+
+// safeNext keeps a post-sign-in destination only when it is a dashboard
+// path on this host (no open redirect).
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, Prefix) || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") ||
+		strings.HasPrefix(next, Prefix+"login") {
+		return ""
+	}
+	return next
+}
+
+// SetPassword sets the password of the account's user with that e-mail
+// and ends the user's sessions (frontdesk users set-password).
+func SetPassword(ctx context.Context, store *db.DB, acct account.Account, email, plaintext string) error {
+	if len(plaintext) < password.MinLength {
+		return errs.New(errs.ValidationError, "a password needs at least %d characters", password.MinLength)
+	}
+	hash, err := password.Hash(plaintext)
+	if err != nil {
+		return errs.New(errs.ValidationError, "%s", err.Error())
+	}
+	return store.Transact(ctx, func(tx *db.Tx) error {
+		var id int64
+		err := tx.QueryRow(ctx, `SELECT id FROM users WHERE account_id = ? AND LOWER(email) = ? ORDER BY id LIMIT 1`,
+			acct.ID, contact.NormEmail(email)).Scan(&id)
+		if db.IsNoRows(err) {
+			return errs.New(errs.NotFound, "no user with e-mail %q in workspace %q", email, acct.Slug)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, hash, id); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `DELETE FROM dashboard_sessions WHERE account_id = ? AND user_id = ?`, acct.ID, id)
+		return err
+	})
+}

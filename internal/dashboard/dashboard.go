@@ -1,0 +1,426 @@
+// Package dashboard is the web side of Frontdesk that the public API defers
+// to: signing in, API keys, pipeline boards, clients, waiting lists, the
+// calendar, conversations and the outbox, served under /app/ by the same
+// binary.
+//
+// Pages are rendered on the server with html/template; every action is a
+// plain HTML form that works without JavaScript, and a few lines of
+// hand-written JavaScript (static/app.js) only add conveniences: a copy
+// button, dragging a card onto a stage column, confirmations. Templates and
+// assets are embedded, so the binary serves the dashboard offline.
+//
+// Reads and writes go through the area packages where they exist (account,
+// pipeline, waitlist, chat, contact, jobs) so the dashboard applies the same
+// rules as the API; the few writes the contract reserves for the dashboard
+// (clearing a client field, rescheduling or cancelling an appointment,
+// snoozing or flagging a waiting-list entry) live in store.go. Every query
+// takes the signed-in user's account: another account's object is a 404.
+package dashboard
+
+import (
+	"bytes"
+	"embed"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/clock"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/password"
+	"github.com/frontdesk/frontdesk/internal/workspace"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Prefix is where the dashboard is mounted.
+const Prefix = "/app/"
+
+func init() {
+	// Sign-in owns password checking: a repeated workspace apply keeps a
+	// stored hash when the file's password still matches it.
+	workspace.PasswordMatches = password.Matches
+}
+
+// Config holds the dashboard's dependencies.
+type Config struct {
+	DB    *db.DB
+	Clock clock.Clock
+	Log   *slog.Logger
+	// IdleTimeout ends a session not used for this long (default 12 h).
+	IdleTimeout time.Duration
+	// MaxAge ends a session this long after sign-in, however busy (default 7 days).
+	MaxAge time.Duration
+}
+
+// Dashboard serves /app/.
+type Dashboard struct {
+	db    *db.DB
+	clock clock.Clock
+	log   *slog.Logger
+	idle  time.Duration
+	max   time.Duration
+	pages map[string]*template.Template
+	mux   *http.ServeMux
+}
+
+// New builds the dashboard handler.
+func New(cfg Config) (*Dashboard, error) {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.System{}
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = 12 * time.Hour
+	}
+	if cfg.MaxAge <= 0 {
+		cfg.MaxAge = 7 * 24 * time.Hour
+	}
+	d := &Dashboard{db: cfg.DB, clock: cfg.Clock, log: cfg.Log, idle: cfg.IdleTimeout, max: cfg.MaxAge, mux: http.NewServeMux()}
+	if err := d.parseTemplates(); err != nil {
+		return nil, err
+	}
+	d.routes()
+	return d, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	// Pages hold account data and one-time secrets: never cache them, never
+	// frame them, and allow only our own scripts and styles.
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'")
+	d.mux.ServeHTTP(w, r)
+}
+
+func (d *Dashboard) routes() {
+	static, _ := fs.Sub(staticFS, "static")
+	files := http.StripPrefix(Prefix+"static/", http.FileServerFS(static))
+	d.mux.Handle("GET "+Prefix+"static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		files.ServeHTTP(w, r)
+	}))
+	d.mux.HandleFunc("GET "+Prefix+"login", d.loginPage)
+	d.mux.HandleFunc("POST "+Prefix+"login", d.login)
+	d.mux.HandleFunc("/", d.notFoundPage)
+
+	d.page("GET "+Prefix+"{$}", func(w http.ResponseWriter, r *http.Request, s *session) error {
+		http.Redirect(w, r, Prefix+"pipelines", http.StatusSeeOther)
+		return nil
+	})
+	d.action("POST "+Prefix+"logout", d.logout)
+
+	d.page("GET "+Prefix+"keys", d.keysPage)
+	d.action("POST "+Prefix+"keys", d.createKey)
+	d.action("POST "+Prefix+"keys/revoke", d.revokeKey)
+
+	d.page("GET "+Prefix+"pipelines", d.pipelinesPage)
+	d.page("GET "+Prefix+"pipelines/{pipeline_id}", d.boardPage)
+	d.action("POST "+Prefix+"pipelines/{pipeline_id}/move", d.moveCard)
+	d.page("GET "+Prefix+"pipelines/{pipeline_id}/cards/{card_id}", d.cardPage)
+	d.action("POST "+Prefix+"pipelines/{pipeline_id}/nodes", d.createNode)
+	d.action("POST "+Prefix+"pipelines/{pipeline_id}/nodes/{uuid}/active", d.toggleNode)
+
+	d.page("GET "+Prefix+"clients", d.clientsPage)
+	d.page("GET "+Prefix+"clients/{client_id}", d.clientPage)
+	d.action("POST "+Prefix+"clients/{client_id}", d.saveClient)
+	d.action("POST "+Prefix+"clients/{client_id}/tags", d.addTag)
+	d.action("POST "+Prefix+"clients/{client_id}/tags/remove", d.removeTag)
+
+	d.page("GET "+Prefix+"waitlists", d.waitlistsPage)
+	d.action("POST "+Prefix+"waitlists/{waitlist_id}/settings", d.saveWaitlist)
+	d.action("POST "+Prefix+"waitlists/entries/{entry_id}/remove", d.removeEntry)
+	d.action("POST "+Prefix+"waitlists/entries/{entry_id}/snooze", d.snoozeEntry)
+	d.action("POST "+Prefix+"waitlists/entries/{entry_id}/flag", d.flagEntry)
+
+	d.page("GET "+Prefix+"calendar", d.calendarPage)
+	d.action("POST "+Prefix+"appointments/{appointment_id}/reschedule", d.reschedule)
+	d.action("POST "+Prefix+"appointments/{appointment_id}/cancel", d.cancelAppointment)
+
+	d.page("GET "+Prefix+"conversations", d.conversationsPage)
+	d.page("GET "+Prefix+"conversations/{session_id}", d.conversationPage)
+
+	d.page("GET "+Prefix+"activity", d.activityPage)
+}
+
+// handler is a dashboard page or action of a signed-in user.
+type handler func(w http.ResponseWriter, r *http.Request, s *session) error
+
+// page registers a GET page: without a valid session it sends the browser
+// to sign in; an error renders an error page.
+func (d *Dashboard) page(pattern string, h handler) {
+	d.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		s, ok := d.signedIn(w, r)
+		if !ok {
+			return
+		}
+		if err := h(w, r, s); err != nil {
+			d.fail(w, r, s, err)
+		}
+	})
+}
+
+// action registers a POST form handler: it needs a session and the
+// session's CSRF token. A refused business rule goes back to the page the
+// form came from with the reason; a missing object is a 404.
+func (d *Dashboard) action(pattern string, h handler) {
+	d.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		s, ok := d.signedIn(w, r)
+		if !ok {
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+		if err := r.ParseForm(); err != nil {
+			d.renderError(w, r, s, http.StatusBadRequest, "The form could not be read.")
+			return
+		}
+		if !s.csrfOK(r.PostForm.Get("csrf_token")) {
+			d.renderError(w, r, s, http.StatusForbidden, "This form has expired or did not come from this dashboard. Reload the page and try again.")
+			return
+		}
+		if err := h(w, r, s); err != nil {
+			var e *errs.Error
+			if errors.As(err, &e) && e.Code != errs.NotFound {
+				d.redirect(w, r, backTo(r), "error", e.Message)
+				return
+			}
+			d.fail(w, r, s, err)
+		}
+	})
+}
+
+// backTo is where an action returns: the form's "back" field when it is a
+// dashboard path, else the referring dashboard page, else the home page.
+func backTo(r *http.Request) string {
+	for _, cand := range []string{r.PostForm.Get("back"), r.Referer()} {
+		if cand == "" {
+			continue
+		}
+		u, err := url.Parse(cand)
+		if err != nil {
+			continue
+		}
+		if (u.Host == "" || u.Host == r.Host) && strings.HasPrefix(u.Path, Prefix) && !strings.HasPrefix(u.Path, "//") {
+			if u.RawQuery != "" {
+				return u.Path + "?" + u.RawQuery
+			}
+			return u.Path
+		}
+	}
+	return Prefix
+}
+
+// fail renders an error: NOT_FOUND as 404, other coded errors as 400 with
+// their message, anything else as a logged 500 that shows no internals.
+func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, s *session, err error) {
+	var e *errs.Error
+	switch {
+	case errors.As(err, &e) && e.Code == errs.NotFound:
+		d.renderError(w, r, s, http.StatusNotFound, "Not found. It may have been removed, or it belongs to another workspace.")
+	case errors.As(err, &e):
+		d.renderError(w, r, s, http.StatusBadRequest, e.Message)
+	case db.IsNoRows(err):
+		d.renderError(w, r, s, http.StatusNotFound, "Not found. It may have been removed, or it belongs to another workspace.")
+	default:
+		d.log.Error("dashboard", "path", r.URL.Path, "err", err)
+		d.renderError(w, r, s, http.StatusInternalServerError, "Something went wrong on our side. Try again in a moment.")
+	}
+}
+
+func (d *Dashboard) notFoundPage(w http.ResponseWriter, r *http.Request) {
+	s, _ := d.currentSession(r)
+	d.renderError(w, r, s, http.StatusNotFound, "There is no such page.")
+}
+
+func (d *Dashboard) renderError(w http.ResponseWriter, r *http.Request, s *session, status int, msg string) {
+	d.render(w, r, s, status, "error", "Error", "", map[string]any{"Status": status, "Message": msg})
+}
+
+// redirect answers an action with 303 to path, leaving a one-time message
+// for the next page (a short-lived cookie, read and cleared on render).
+func (d *Dashboard) redirect(w http.ResponseWriter, r *http.Request, path, kind, msg string) {
+	if msg != "" {
+		http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: base64.RawURLEncoding.EncodeToString([]byte(kind + "\x00" + msg)),
+			Path: Prefix, MaxAge: 60, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: isTLS(r)})
+	}
+	http.Redirect(w, r, path, http.StatusSeeOther)
+}
+
+const flashCookie = "frontdesk_flash"
+
+// Flash is a one-time message shown at the top of a page.
+type Flash struct {
+	Kind    string // "ok" or "error"
+	Message string
+}
+
+func takeFlash(w http.ResponseWriter, r *http.Request) *Flash {
+	c, err := r.Cookie(flashCookie)
+	if err != nil {
+		return nil
+	}
+	http.SetCookie(w, &http.Cookie{Name: flashCookie, Path: Prefix, MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	raw, err := base64.RawURLEncoding.DecodeString(c.Value)
+	if err != nil {
+		return nil
+	}
+	kind, msg, ok := strings.Cut(string(raw), "\x00")
+	if !ok || (kind != "ok" && kind != "error") || len(msg) > 1000 {
+		return nil
+	}
+	return &Flash{Kind: kind, Message: msg}
+}
+
+// view is what every template receives.
+type view struct {
+	Title   string
+	Nav     string
+	Session *session
+	CSRF    string
+	Flash   *Flash
+	Now     time.Time
+	Loc     *time.Location
+	Data    any
+}
+
+func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, s *session, status int, page, title, nav string, data any) {
+	t, ok := d.pages[page]
+	if !ok {
+		panic("dashboard: no template " + page)
+	}
+	v := view{Title: title, Nav: nav, Session: s, Flash: takeFlash(w, r), Now: d.clock.Now(), Loc: time.UTC, Data: data}
+	if s != nil {
+		v.CSRF = s.CSRF
+		v.Loc = s.Account.Location()
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
+		d.log.Error("dashboard: render", "page", page, "err", err)
+		http.Error(w, "Something went wrong on our side.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+func (d *Dashboard) parseTemplates() error {
+	funcs := template.FuncMap{
+		"when": func(loc *time.Location, t any) string {
+			switch v := t.(type) {
+			case time.Time:
+				if v.IsZero() {
+					return "—"
+				}
+				return v.In(loc).Format("2 Jan 2006 15:04")
+			case *time.Time:
+				if v == nil || v.IsZero() {
+					return "—"
+				}
+				return v.In(loc).Format("2 Jan 2006 15:04")
+			case string:
+				return stamp(loc, v)
+			case *string:
+				if v == nil {
+					return "—"
+				}
+				return stamp(loc, *v)
+			}
+			return "—"
+		},
+		"money": func(v *float64) string {
+			if v == nil {
+				return "—"
+			}
+			return strconv.FormatFloat(*v, 'f', -1, 64)
+		},
+		"deref": func(p any) any {
+			switch v := p.(type) {
+			case *string:
+				if v == nil {
+					return ""
+				}
+				return *v
+			case *int64:
+				if v == nil {
+					return ""
+				}
+				return *v
+			}
+			return p
+		},
+		"eq64": func(a, b int64) bool { return a == b },
+	}
+	base, err := template.New("base").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
+	if err != nil {
+		return err
+	}
+	entries, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return err
+	}
+	d.pages = map[string]*template.Template{}
+	for _, e := range entries {
+		name := strings.TrimSuffix(strings.TrimPrefix(e, "templates/"), ".html")
+		if name == "layout" {
+			continue
+		}
+		t, err := template.Must(base.Clone()).ParseFS(templateFS, e)
+		if err != nil {
+			return fmt.Errorf("template %s: %w", name, err)
+		}
+		d.pages[name] = t
+	}
+	return nil
+}
+
+// stamp shows an RFC 3339 timestamp in the account's zone.
+func stamp(loc *time.Location, s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	return t.In(loc).Format("2 Jan 2006 15:04")
+}
+
+// pathID reads an integer path value; a malformed one is a 404, like an
+// unknown id.
+func pathID(r *http.Request, name string) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue(name), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, errs.New(errs.NotFound, "not found")
+	}
+	return id, nil
+}
+
+// formID reads an integer form value; a missing or malformed one is a
+// validation error naming the field.
+func formID(r *http.Request, name, label string) (int64, error) {
+	id, err := strconv.ParseInt(strings.TrimSpace(r.PostForm.Get(name)), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, errs.New(errs.ValidationError, "Choose a %s.", label)
+	}
+	return id, nil
+}
+
+// accountOf is the account a session is scoped to.
+func accountOf(s *session) account.Account { return s.Account }

@@ -1,0 +1,90 @@
+package dashboard
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/errs"
+)
+
+type keysView struct {
+	Keys []account.Key
+	// NewKey is the plaintext of a key created by this request: shown once.
+	NewKey, NewName string
+	Error           string
+}
+
+// keysPage handles "GET /app/keys".
+func (d *Dashboard) keysPage(w http.ResponseWriter, r *http.Request, s *session) error {
+	return d.renderKeys(w, r, s, http.StatusOK, keysView{})
+}
+
+func (d *Dashboard) renderKeys(w http.ResponseWriter, r *http.Request, s *session, status int, v keysView) error {
+	keys, err := account.ListKeys(r.Context(), d.db, s.Account)
+	if err != nil {
+		return err
+	}
+	v.Keys = keys
+	d.render(w, r, s, status, "keys", "API keys", "keys", v)
+	return nil
+}
+
+// createKey handles "POST /app/keys". The new key is rendered in this
+// response only (no redirect, no cookie): it is never stored in plaintext
+// and never shown again.
+func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, s *session) error {
+	name := strings.TrimSpace(r.PostForm.Get("name"))
+	now := d.clock.Now()
+	if name == "" {
+		name = "dashboard-" + now.In(s.Account.Location()).Format("20060102-150405")
+	}
+	if len(name) > 100 {
+		return errs.New(errs.ValidationError, "A key name may have at most 100 characters.")
+	}
+	var expires time.Time
+	if v := strings.TrimSpace(r.PostForm.Get("expires_on")); v != "" {
+		day, err := time.ParseInLocation("2006-01-02", v, s.Account.Location())
+		if err != nil {
+			return errs.New(errs.ValidationError, "The expiry date must be a date (YYYY-MM-DD).")
+		}
+		// The key works through the whole chosen day.
+		expires = day.AddDate(0, 0, 1)
+		if !expires.After(now) {
+			return errs.New(errs.ValidationError, "The expiry date must be in the future.")
+		}
+	}
+	var plain string
+	err := d.db.Transact(r.Context(), func(tx *db.Tx) error {
+		keys, err := account.ListKeys(r.Context(), tx, s.Account)
+		if err != nil {
+			return err
+		}
+		// Revoking is by name, so live names stay unique.
+		for _, k := range keys {
+			if k.Name == name && !k.Revoked {
+				return errs.New(errs.ValidationError, "A live key named %q already exists; choose another name.", name)
+			}
+		}
+		plain, err = account.InsertKey(r.Context(), tx, s.Account, account.NewKey{Name: name, ExpiresAt: expires}, now)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	d.log.Info("dashboard: API key created", "account_id", s.Account.ID, "user_id", s.UserID, "name", name)
+	return d.renderKeys(w, r, s, http.StatusOK, keysView{NewKey: plain, NewName: name})
+}
+
+// revokeKey handles "POST /app/keys/revoke".
+func (d *Dashboard) revokeKey(w http.ResponseWriter, r *http.Request, s *session) error {
+	name := r.PostForm.Get("name")
+	if _, err := account.RevokeKey(r.Context(), d.db, s.Account, name, d.clock.Now()); err != nil {
+		return err
+	}
+	d.log.Info("dashboard: API key revoked", "account_id", s.Account.ID, "user_id", s.UserID, "name", name)
+	d.redirect(w, r, Prefix+"keys", "ok", "Key “"+name+"” revoked. Requests with it are refused within a second.")
+	return nil
+}
