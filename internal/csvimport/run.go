@@ -1,0 +1,507 @@
+package csvimport
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxBatch is the contract's row limit per batch.
+const MaxBatch = 500
+
+// Statuses this importer adds to the servers' row statuses, for rows the
+// server did not answer one by one.
+const (
+	// StatusRefused: the row's batch was refused as a whole (a 4xx); the
+	// row was not written.
+	StatusRefused = "refused"
+	// StatusUnconfirmed: the batch was sent but no answer came back (network
+	// failure, 5xx after every retry, or an interrupt): it may or may not
+	// have been written. Running the import again settles it.
+	StatusUnconfirmed = "unconfirmed"
+	// StatusNotSent: the import stopped before the row's batch.
+	StatusNotSent = "not_sent"
+)
+
+// statusOrder is the display order of statuses in the summary.
+var statusOrder = map[Kind][]string{
+	Pipeline: {"created", "updated", "skipped", "failed"},
+	Waitlist: {"ok", "will_create_client", "already_waiting", "error", "skip:duplicate_in_file"},
+}
+
+// Result is one line of the result file.
+type Result struct {
+	Row        int // Record.Num
+	ExternalID string
+	Status     string
+	ClientID   *int64
+	Errors     []string
+	Pipeline   string   // pipeline imports: the placement status
+	Warnings   []string // waiting-list imports
+}
+
+// Job is one import run. Batches are sent strictly one after another.
+type Job struct {
+	Kind      Kind
+	Table     *Table
+	Mapping   *Mapping
+	Client    *Client
+	BatchSize int // default and maximum MaxBatch
+
+	// Pipeline batch ingest.
+	NodeUUID           string
+	OnDuplicate        string // "" leaves the server's default (update)
+	DryRun             bool
+	TriggerAutomations bool
+	AllOrNone          bool
+	StageID            int64
+	AreaCode           string // defaults.area_code
+
+	// Waiting-list batch.
+	WaitlistID          int64
+	SkipInvalid         bool
+	DefaultRegion       string
+	ExistingClientsOnly bool
+	Services            []string // for rows that name none
+
+	Results  *ResultWriter // nil: no result file
+	Progress *Progress     // nil: no progress
+	Now      func() time.Time
+}
+
+// Summary is what an import did.
+type Summary struct {
+	Kind          Kind           `json:"kind"`
+	DryRun        bool           `json:"dry_run"`
+	Rows          int            `json:"rows"`
+	RowsAnswered  int            `json:"rows_answered"` // rows of batches the server answered row by row
+	Batches       int            `json:"batches"`
+	Retries       int            `json:"retries"`
+	Statuses      map[string]int `json:"statuses"`
+	Pipeline      map[string]int `json:"pipeline,omitempty"`
+	PipelineID    int64          `json:"pipeline_id,omitempty"`
+	StageID       int64          `json:"stage_id,omitempty"`
+	WaitlistID    int64          `json:"waitlist_id,omitempty"`
+	Elapsed       time.Duration  `json:"-"`
+	ElapsedSec    float64        `json:"elapsed_seconds"`
+	RowsPerSecond float64        `json:"rows_per_second"`
+	Complete      bool           `json:"complete"`
+	ResultsFile   string         `json:"results_file,omitempty"`
+	Stopped       string         `json:"stopped,omitempty"`
+}
+
+// StopError says why an import stopped before its last row, what happened
+// to the batch at hand, and what to do next.
+type StopError struct {
+	Batch          int // 1-based
+	FirstRow       int
+	LastRow        int
+	RowsDone       int // rows before this batch, answered
+	Err            error
+	Interrupted    bool
+	InFlight       bool // the interrupt came while the batch was being sent
+	Unconfirmed    bool
+	Kind           Kind
+	FailedRowCount int // refused batch: rows in error
+}
+
+func (e *StopError) Unwrap() error { return e.Err }
+
+func (e *StopError) Error() string {
+	var b strings.Builder
+	rows := fmt.Sprintf("rows %s–%s", Thousands(e.FirstRow), Thousands(e.LastRow))
+	settled := "updated / already_active"
+	if e.Kind == Waitlist {
+		settled = "already_waiting"
+	}
+	switch {
+	case e.Interrupted && e.InFlight:
+		fmt.Fprintf(&b, "interrupted during batch %d (%s); that batch may or may not have been written", e.Batch, rows)
+	case e.Interrupted:
+		fmt.Fprintf(&b, "interrupted before batch %d (%s); it was not sent", e.Batch, rows)
+	case e.Unconfirmed:
+		fmt.Fprintf(&b, "batch %d (%s) got no answer: %v", e.Batch, rows, e.Err)
+	default:
+		fmt.Fprintf(&b, "batch %d (%s) was refused: %v", e.Batch, rows, e.Err)
+		if e.FailedRowCount > 0 {
+			fmt.Fprintf(&b, "\n%s of batch %d %s listed in the result file with %s errors", plural(e.FailedRowCount, "row"), e.Batch,
+				map[bool]string{true: "is", false: "are"}[e.FailedRowCount == 1], map[bool]string{true: "its", false: "their"}[e.FailedRowCount == 1])
+		}
+	}
+	if e.RowsDone > 0 {
+		fmt.Fprintf(&b, "\nrows 1–%s were answered by the server", Thousands(e.RowsDone))
+	}
+	b.WriteString("\nnext: ")
+	var apiErr *APIError
+	errors.As(e.Err, &apiErr)
+	switch {
+	case apiErr != nil && apiErr.Code == "IMPORT_HAS_ERRORS":
+		fmt.Fprintf(&b, "fix the rows marked error (or pass --skip-invalid) and run the same command again; rows already imported come back as %s", settled)
+	case apiErr != nil && apiErr.Code == "INGEST_ROLLED_BACK":
+		fmt.Fprintf(&b, "fix the rows marked failed (or drop --all-or-none) and run the same command again; rows already imported come back as %s", settled)
+	case apiErr != nil && apiErr.Status == 401:
+		b.WriteString("check the API key (--key or FRONTDESK_API_KEY)")
+	case apiErr != nil && apiErr.Status == 404:
+		b.WriteString("check --node / --waitlist and --base-url")
+	case apiErr != nil && apiErr.Code == "BATCH_IN_PROGRESS":
+		fmt.Fprintf(&b, "another import into this input node is running; wait for it, then run the same command again (rows already imported come back as %s)", settled)
+	case apiErr != nil && apiErr.Status < 500:
+		fmt.Fprintf(&b, "fix the request, then run the same command again; rows already imported come back as %s", settled)
+	default:
+		fmt.Fprintf(&b, "run the same command again: re-sending converges (rows already imported come back as %s, nothing is duplicated)", settled)
+	}
+	return b.String()
+}
+
+// Run sends every batch and writes every row's result. The Summary is
+// always returned; the error says why the run stopped early (a refused
+// batch, a batch with no answer, an interrupt).
+func (j *Job) Run(ctx context.Context) (*Summary, error) {
+	size := j.BatchSize
+	if size <= 0 || size > MaxBatch {
+		size = MaxBatch
+	}
+	now := j.Now
+	if now == nil {
+		now = time.Now
+	}
+	rows := j.Table.Rows
+	sum := &Summary{Kind: j.Kind, DryRun: j.DryRun, Rows: len(rows), Statuses: map[string]int{}, WaitlistID: j.WaitlistID}
+	if j.Kind == Pipeline {
+		sum.Pipeline = map[string]int{}
+	}
+	start := now()
+	var stop *StopError
+	for lo := 0; lo < len(rows); lo += size {
+		chunk := rows[lo:min(lo+size, len(rows))]
+		if stop != nil || ctx.Err() != nil {
+			if stop == nil {
+				stop = &StopError{Batch: sum.Batches + 1, FirstRow: chunk[0].Num, LastRow: chunk[len(chunk)-1].Num,
+					RowsDone: sum.RowsAnswered, Err: ctx.Err(), Interrupted: true, Kind: j.Kind}
+			}
+			if err := j.record(sum, j.uniform(chunk, StatusNotSent, "")); err != nil {
+				return sum, err
+			}
+			continue
+		}
+		sum.Batches++
+		results, tries, err := j.send(ctx, chunk, sum)
+		if tries > 1 {
+			sum.Retries += tries - 1
+		}
+		if err != nil {
+			stop = &StopError{Batch: sum.Batches, FirstRow: chunk[0].Num, LastRow: chunk[len(chunk)-1].Num,
+				RowsDone: sum.RowsAnswered, Err: err, Kind: j.Kind}
+			var apiErr *APIError
+			switch {
+			case ctx.Err() != nil:
+				stop.Interrupted, stop.InFlight = true, true
+				results = j.uniform(chunk, StatusUnconfirmed, "interrupted while the batch was in flight; run the import again")
+			case errors.As(err, &apiErr) && !apiErr.Retryable():
+				if refused, failed := j.refusedRows(chunk, apiErr); refused != nil {
+					results, stop.FailedRowCount = refused, failed
+				} else {
+					results = j.uniform(chunk, StatusRefused, "not written: "+apiErr.Error())
+				}
+			default:
+				stop.Unconfirmed = true
+				results = j.uniform(chunk, StatusUnconfirmed, err.Error())
+			}
+		} else {
+			sum.RowsAnswered += len(chunk)
+		}
+		if err := j.record(sum, results); err != nil {
+			return sum, err
+		}
+		if j.Progress != nil {
+			j.Progress.Add(len(chunk))
+		}
+	}
+	sum.Elapsed = now().Sub(start)
+	sum.ElapsedSec = sum.Elapsed.Seconds()
+	if s := sum.Elapsed.Seconds(); s > 0 {
+		sum.RowsPerSecond = float64(sum.RowsAnswered) / s
+	}
+	if stop != nil {
+		sum.Stopped = stop.Error()
+		return sum, stop
+	}
+	sum.Complete = true
+	return sum, nil
+}
+
+func (j *Job) record(sum *Summary, results []Result) error {
+	for _, r := range results {
+		sum.Statuses[r.Status]++
+		if j.Kind == Pipeline && r.Pipeline != "" {
+			sum.Pipeline[r.Pipeline]++
+		}
+	}
+	if j.Results != nil {
+		return j.Results.Write(results)
+	}
+	return nil
+}
+
+// uniform gives every row of a chunk the same status and message.
+func (j *Job) uniform(chunk []Record, status, msg string) []Result {
+	out := make([]Result, len(chunk))
+	for i, rec := range chunk {
+		out[i] = Result{Row: rec.Num, ExternalID: j.Mapping.ExternalID(rec), Status: status}
+		if msg != "" {
+			out[i].Errors = []string{msg}
+		}
+	}
+	return out
+}
+
+// send sends one chunk and turns the answer into one result per row.
+func (j *Job) send(ctx context.Context, chunk []Record, sum *Summary) ([]Result, int, error) {
+	switch j.Kind {
+	case Pipeline:
+		rows := make([]any, len(chunk))
+		for i, rec := range chunk {
+			rows[i] = j.Mapping.PipelineRow(rec)
+		}
+		body := map[string]any{"clients": rows, "trigger_automations": j.TriggerAutomations}
+		if j.OnDuplicate != "" {
+			body["on_duplicate"] = j.OnDuplicate
+		}
+		if j.DryRun {
+			body["dry_run"] = true
+		}
+		if j.AllOrNone {
+			body["all_or_none"] = true
+		}
+		if j.StageID != 0 {
+			body["stage_id"] = j.StageID
+		}
+		if j.AreaCode != "" {
+			body["defaults"] = map[string]any{"area_code": j.AreaCode}
+		}
+		res, tries, err := j.Client.Ingest(ctx, j.NodeUUID, body)
+		if err != nil {
+			return nil, tries, err
+		}
+		sum.PipelineID, sum.StageID = res.PipelineID, res.StageID
+		return j.ingestResults(chunk, res.Results, ""), tries, nil
+	case Waitlist:
+		rows := make([]any, len(chunk))
+		for i, rec := range chunk {
+			rows[i] = j.Mapping.WaitlistRow(rec, j.Services)
+		}
+		body := map[string]any{"waitlist_id": j.WaitlistID, "entries": rows, "skip_invalid": j.SkipInvalid}
+		if j.DefaultRegion != "" {
+			body["default_region"] = j.DefaultRegion
+		}
+		if j.ExistingClientsOnly {
+			body["existing_clients_only"] = true
+		}
+		res, tries, err := j.Client.WaitlistBatch(ctx, body)
+		if err != nil {
+			return nil, tries, err
+		}
+		return j.waitlistResults(chunk, res.Rows, ""), tries, nil
+	}
+	return nil, 0, fmt.Errorf("unknown import kind %q", j.Kind)
+}
+
+// ingestResults pairs row results with the chunk by index. refusal, when
+// set, marks the rows of a rolled-back batch that did not fail themselves.
+func (j *Job) ingestResults(chunk []Record, rows []IngestRow, refusal string) []Result {
+	out := j.uniform(chunk, StatusUnconfirmed, "the server's answer has no result for this row")
+	for _, r := range rows {
+		if r.Index < 0 || r.Index >= len(chunk) {
+			continue
+		}
+		res := &out[r.Index]
+		res.Status, res.ClientID, res.Pipeline, res.Errors = r.Status, r.ClientID, r.Pipeline.Status, nil
+		for _, e := range r.Errors {
+			res.Errors = append(res.Errors, e.String())
+		}
+		if refusal != "" && r.Status != "failed" {
+			res.Errors = append(res.Errors, fmt.Sprintf("not written: %s; would have been %s", refusal, r.Status))
+			res.Status, res.ClientID, res.Pipeline = StatusRefused, nil, ""
+		}
+	}
+	return out
+}
+
+func (j *Job) waitlistResults(chunk []Record, rows []WaitlistRow, refusal string) []Result {
+	out := j.uniform(chunk, StatusUnconfirmed, "the server's answer has no result for this row")
+	for _, r := range rows {
+		if r.Index < 0 || r.Index >= len(chunk) {
+			continue
+		}
+		res := &out[r.Index]
+		res.Status, res.ClientID, res.Errors, res.Warnings = r.Status, r.ClientID, r.Errors, r.Warnings
+		if refusal != "" && r.Status != "error" {
+			res.Errors = append(res.Errors, fmt.Sprintf("not written: %s; would have been %s", refusal, r.Status))
+			res.Status, res.ClientID = StatusRefused, nil
+		}
+	}
+	return out
+}
+
+// refusedRows reads the per-row results a whole-batch refusal carries in
+// its details (INGEST_ROLLED_BACK, IMPORT_HAS_ERRORS); nil when it carries
+// none.
+func (j *Job) refusedRows(chunk []Record, e *APIError) ([]Result, int) {
+	if len(e.Details) == 0 {
+		return nil, 0
+	}
+	why := "batch refused (" + e.Code + ")"
+	switch {
+	case j.Kind == Pipeline && e.Code == "INGEST_ROLLED_BACK":
+		var d struct {
+			Summary map[string]int `json:"summary"`
+			Results []IngestRow    `json:"results"`
+		}
+		if json.Unmarshal(e.Details, &d) != nil || len(d.Results) == 0 {
+			return nil, 0
+		}
+		return j.ingestResults(chunk, d.Results, why), d.Summary["failed"]
+	case j.Kind == Waitlist && e.Code == "IMPORT_HAS_ERRORS":
+		var d struct {
+			Summary map[string]int `json:"summary"`
+			Rows    []WaitlistRow  `json:"rows"`
+		}
+		if json.Unmarshal(e.Details, &d) != nil || len(d.Rows) == 0 {
+			return nil, 0
+		}
+		return j.waitlistResults(chunk, d.Rows, why), d.Summary["error"]
+	}
+	return nil, 0
+}
+
+// ResultWriter writes the result file: one line per input row, in file
+// order, flushed after every batch so an interrupted run leaves a useful
+// file behind.
+type ResultWriter struct {
+	w    *csv.Writer
+	kind Kind
+}
+
+// NewResultWriter writes the header. The file uses the input's delimiter (a
+// ";" file opens in the same spreadsheet as its input) and a BOM when
+// bom is set (Excel needs it to read UTF-8).
+func NewResultWriter(w io.Writer, kind Kind, delim rune, bom bool) (*ResultWriter, error) {
+	if bom {
+		if _, err := io.WriteString(w, "\uFEFF"); err != nil {
+			return nil, err
+		}
+	}
+	cw := csv.NewWriter(w)
+	if delim != 0 {
+		cw.Comma = delim
+	}
+	header := []string{"row", "external_id", "status", "client_id", "errors"}
+	if kind == Pipeline {
+		header = append(header, "pipeline_status")
+	} else {
+		header = append(header, "warnings")
+	}
+	cw.Write(header)
+	cw.Flush()
+	return &ResultWriter{w: cw, kind: kind}, cw.Error()
+}
+
+// Write writes results and flushes.
+func (rw *ResultWriter) Write(results []Result) error {
+	for _, r := range results {
+		id := ""
+		if r.ClientID != nil {
+			id = strconv.FormatInt(*r.ClientID, 10)
+		}
+		line := []string{strconv.Itoa(r.Row), r.ExternalID, r.Status, id, strings.Join(r.Errors, "; ")}
+		if rw.kind == Pipeline {
+			line = append(line, r.Pipeline)
+		} else {
+			line = append(line, strings.Join(r.Warnings, "; "))
+		}
+		rw.w.Write(line)
+	}
+	rw.w.Flush()
+	return rw.w.Error()
+}
+
+// Print writes the human summary.
+func (s *Summary) Print(w io.Writer) {
+	verb := "Imported"
+	if s.DryRun {
+		verb = "Checked (dry run: nothing was written)"
+	}
+	if !s.Complete {
+		verb = "Stopped after"
+	}
+	into := ""
+	switch {
+	case s.Kind == Pipeline && s.PipelineID != 0:
+		into = fmt.Sprintf(" into pipeline %d, stage %d,", s.PipelineID, s.StageID)
+	case s.Kind == Waitlist:
+		into = fmt.Sprintf(" into waiting list %d,", s.WaitlistID)
+	}
+	retries := ""
+	if s.Retries > 0 {
+		retries = fmt.Sprintf(" (%s)", plural(s.Retries, "retry"))
+	}
+	fmt.Fprintf(w, "%s %s of %s rows%s in %s%s: %s, %s rows/s\n", verb, Thousands(s.RowsAnswered), Thousands(s.Rows),
+		into, plural(s.Batches, "batch"), retries, Duration(s.Elapsed), Thousands(int(s.RowsPerSecond+0.5)))
+	for _, k := range orderedKeys(s.Statuses, append(statusOrder[s.Kind], StatusRefused, StatusUnconfirmed, StatusNotSent)) {
+		fmt.Fprintf(w, "  %-24s %8s\n", k, Thousands(s.Statuses[k]))
+	}
+	if len(s.Pipeline) > 0 {
+		keys := orderedKeys(s.Pipeline, []string{"added", "reactivated", "already_active", "not_attempted"})
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + " " + Thousands(s.Pipeline[k])
+		}
+		fmt.Fprintf(w, "  pipeline: %s\n", strings.Join(parts, ", "))
+	}
+	if s.ResultsFile != "" {
+		fmt.Fprintf(w, "Results: %s\n", s.ResultsFile)
+	}
+}
+
+// orderedKeys lists m's non-zero keys: those in order first, the rest sorted.
+func orderedKeys(m map[string]int, order []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, k := range order {
+		seen[k] = true
+		if m[k] != 0 {
+			out = append(out, k)
+		}
+	}
+	var rest []string
+	for k, v := range m {
+		if !seen[k] && v != 0 {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}
+
+// plural writes "1 batch", "3 batches", "2 retries".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	switch {
+	case strings.HasSuffix(word, "ch"):
+		word += "es"
+	case strings.HasSuffix(word, "y"):
+		word = strings.TrimSuffix(word, "y") + "ies"
+	default:
+		word += "s"
+	}
+	return Thousands(n) + " " + word
+}
