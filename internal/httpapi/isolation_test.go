@@ -157,15 +157,21 @@ func TestTenantIsolation(t *testing.T) {
 					}
 				}},
 			{name: "book, B's service", route: "POST /calendar/events", foreign: id(bSvc), ghost: ghost,
-				build:  func(x string) (string, any) { return isoPub + "/calendar/events", book(map[string]any{"service_id": n(x)}) },
+				build: func(x string) (string, any) {
+					return isoPub + "/calendar/events", book(map[string]any{"service_id": n(x)})
+				},
 				status: 400, code: "SERVICE_NOT_FOUND"},
 			{name: "book, B's professional", route: "POST /calendar/events", foreign: id(bPro), ghost: ghost,
-				build:  func(x string) (string, any) { return isoPub + "/calendar/events", book(map[string]any{"professional_id": n(x)}) },
+				build: func(x string) (string, any) {
+					return isoPub + "/calendar/events", book(map[string]any{"professional_id": n(x)})
+				},
 				status: 400, code: "PROFESSIONAL_NOT_FOUND", check: func(t *testing.T, res response) {
 					notIn(t, "valid_professional_ids", res.list("details", "valid_professional_ids"), bPro)
 				}},
 			{name: "book, B's event type", route: "POST /calendar/events", foreign: id(bET), ghost: ghost,
-				build:  func(x string) (string, any) { return isoPub + "/calendar/events", book(map[string]any{"event_type_id": n(x)}) },
+				build: func(x string) (string, any) {
+					return isoPub + "/calendar/events", book(map[string]any{"event_type_id": n(x)})
+				},
 				status: 400, code: "EVENT_TYPE_NOT_FOUND", check: func(t *testing.T, res response) {
 					notIn(t, "valid_event_type_ids", res.list("details", "valid_event_type_ids"), bET)
 				}},
@@ -309,7 +315,9 @@ func TestTenantIsolation(t *testing.T) {
 			{name: "clients, B's pipeline", route: "GET /leadflow/pipelines/{pipeline_id}/clients", foreign: id(bPipe), ghost: ghost,
 				build: func(x string) (string, any) { return lf + "/pipelines/" + x + "/clients", nil }, status: 404, code: "NOT_FOUND"},
 			{name: "clients, B's stage", route: "GET /leadflow/pipelines/{pipeline_id}/clients", foreign: id(bNew), ghost: ghost,
-				build: func(x string) (string, any) { return fmt.Sprintf("%s/pipelines/%d/clients?stage_id=%s", lf, aPipe, x), nil }},
+				build: func(x string) (string, any) {
+					return fmt.Sprintf("%s/pipelines/%d/clients?stage_id=%s", lf, aPipe, x), nil
+				}},
 			{name: "pipeline add, B's pipeline", route: "POST /leadflow/pipelines/{pipeline_id}/clients/add", foreign: id(bPipe), ghost: ghost,
 				build: func(x string) (string, any) {
 					return lf + "/pipelines/" + x + "/clients/add", map[string]any{"client_ids": []any{aMaria}}
