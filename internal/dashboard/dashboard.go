@@ -368,7 +368,19 @@ func (d *Dashboard) parseTemplates() error {
 			}
 			return p
 		},
-		"eq64": func(a, b int64) bool { return a == b },
+		"eq64":  func(a, b int64) bool { return a == b },
+		"split": strings.Fields,
+		"priority": func(p int) string {
+			switch p {
+			case 0:
+				return "urgent"
+			case 1:
+				return "high"
+			case 3:
+				return "low"
+			}
+			return "normal"
+		},
 	}
 	base, err := template.New("base").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
 	if err != nil {

@@ -1,0 +1,418 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/chat"
+	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/jobs"
+	"github.com/frontdesk/frontdesk/internal/waitlist"
+)
+
+// ---- Clients ----------------------------------------------------------------
+
+// clientsPage handles "GET /app/clients?q=".
+func (d *Dashboard) clientsPage(w http.ResponseWriter, r *http.Request, s *session) error {
+	q := r.URL.Query().Get("q")
+	list, total, err := SearchClients(r.Context(), d.db, s.Account, q, 100)
+	if err != nil {
+		return err
+	}
+	d.render(w, r, s, http.StatusOK, "clients", "Clients", "clients", map[string]any{"Q": q, "Clients": list, "Total": total})
+	return nil
+}
+
+// clientPage handles "GET /app/clients/{client_id}".
+func (d *Dashboard) clientPage(w http.ResponseWriter, r *http.Request, s *session) error {
+	id, err := pathID(r, "client_id")
+	if err != nil {
+		return err
+	}
+	c, err := GetClient(r.Context(), d.db, s.Account, id)
+	if err != nil {
+		return err
+	}
+	tags, err := ClientTags(r.Context(), d.db, s.Account, id)
+	if err != nil {
+		return err
+	}
+	data, _ := json.MarshalIndent(c.Data, "", "  ")
+	lead := ""
+	if c.LeadValue != nil {
+		lead = strconv.FormatFloat(*c.LeadValue, 'f', -1, 64)
+	}
+	d.render(w, r, s, http.StatusOK, "client", c.Name(), "clients", map[string]any{"Client": c, "Tags": tags, "DataJSON": string(data), "Lead": lead, "Phone": c.PhoneE164()})
+	return nil
+}
+
+// saveClient handles "POST /app/clients/{client_id}": the whole record;
+// an emptied field is cleared.
+func (d *Dashboard) saveClient(w http.ResponseWriter, r *http.Request, s *session) error {
+	id, err := pathID(r, "client_id")
+	if err != nil {
+		return err
+	}
+	f := r.PostForm
+	u := ClientUpdate{FirstName: f.Get("first_name"), LastName: f.Get("last_name"), Email: f.Get("email"),
+		Company: f.Get("company"), Timezone: f.Get("timezone"), LeadValue: f.Get("lead_value")}
+	if raw := strings.TrimSpace(f.Get("data")); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &u.Data); err != nil || u.Data == nil {
+			return errs.New(errs.ValidationError, "Custom fields must be a JSON object, e.g. {\"plan\": \"gold\"}.")
+		}
+	}
+	if err := UpdateClient(r.Context(), d.db, s.Account, id, u, d.clock.Now()); err != nil {
+		return err
+	}
+	d.redirect(w, r, fmt.Sprintf("%sclients/%d", Prefix, id), "ok", "Client saved.")
+	return nil
+}
+
+// addTag handles "POST /app/clients/{client_id}/tags".
+func (d *Dashboard) addTag(w http.ResponseWriter, r *http.Request, s *session) error {
+	id, err := pathID(r, "client_id")
+	if err != nil {
+		return err
+	}
+	if err := AddClientTag(r.Context(), d.db, s.Account, id, r.PostForm.Get("name"), d.clock.Now()); err != nil {
+		return err
+	}
+	d.redirect(w, r, fmt.Sprintf("%sclients/%d#tags", Prefix, id), "ok", "Tag added.")
+	return nil
+}
+
+// removeTag handles "POST /app/clients/{client_id}/tags/remove".
+func (d *Dashboard) removeTag(w http.ResponseWriter, r *http.Request, s *session) error {
+	id, err := pathID(r, "client_id")
+	if err != nil {
+		return err
+	}
+	tag, err := formID(r, "tag_id", "tag")
+	if err != nil {
+		return err
+	}
+	if err := RemoveClientTag(r.Context(), d.db, s.Account, id, tag); err != nil {
+		return err
+	}
+	d.redirect(w, r, fmt.Sprintf("%sclients/%d#tags", Prefix, id), "ok", "Tag removed.")
+	return nil
+}
+
+// ---- Waiting lists -----------------------------------------------------------
+
+type serviceGroup struct {
+	Name    string
+	Entries []waitlist.Entry
+}
+
+type listView struct {
+	List   waitlist.ListSummary
+	Groups []serviceGroup
+	Count  int
+}
+
+// waitlistsPage handles "GET /app/waitlists?status=": every list with its
+// settings and its entries per service in position order.
+func (d *Dashboard) waitlistsPage(w http.ResponseWriter, r *http.Request, s *session) error {
+	now := d.clock.Now()
+	status := r.URL.Query().Get("status")
+	switch status {
+	case "", "open", "resolved", "all":
+	default:
+		status = "open"
+	}
+	sum, err := waitlist.Summarize(r.Context(), d.db, s.Account, now)
+	if err != nil {
+		return err
+	}
+	var lists []listView
+	for _, l := range sum.Lists {
+		entries, total, err := waitlist.ListEntries(r.Context(), d.db, s.Account, waitlist.Filter{WaitlistID: l.ID, Status: status, Limit: 500}, now)
+		if err != nil {
+			return err
+		}
+		lv := listView{List: l, Count: total}
+		for _, e := range entries {
+			if n := len(lv.Groups); n == 0 || lv.Groups[n-1].Name != e.Service.Name {
+				lv.Groups = append(lv.Groups, serviceGroup{Name: e.Service.Name})
+			}
+			lv.Groups[len(lv.Groups)-1].Entries = append(lv.Groups[len(lv.Groups)-1].Entries, e)
+		}
+		lists = append(lists, lv)
+	}
+	d.render(w, r, s, http.StatusOK, "waitlists", "Waiting lists", "waitlists", map[string]any{
+		"Lists": lists, "Totals": sum.Totals, "Status": status, "Tomorrow": now.In(s.Account.Location()).AddDate(0, 0, 1).Format("2006-01-02")})
+	return nil
+}
+
+// saveWaitlist handles "POST /app/waitlists/{waitlist_id}/settings".
+func (d *Dashboard) saveWaitlist(w http.ResponseWriter, r *http.Request, s *session) error {
+	id, err := pathID(r, "waitlist_id")
+	if err != nil {
+		return err
+	}
+	horizon, err := strconv.Atoi(strings.TrimSpace(r.PostForm.Get("horizon_days")))
+	if err != nil {
+		return errs.New(errs.ValidationError, "The horizon must be a number of days.")
+	}
+	if err := UpdateWaitlist(r.Context(), d.db, s.Account, id, r.PostForm.Get("active") == "true", horizon); err != nil {
+		return err
+	}
+	d.redirect(w, r, Prefix+"waitlists", "ok", "Waiting list saved.")
+	return nil
+}
+
+// removeEntry handles "POST /app/waitlists/entries/{entry_id}/remove".
+func (d *Dashboard) removeEntry(w http.ResponseWriter, r *http.Request, s *session) error {
+	id, err := pathID(r, "entry_id")
+	if err != nil {
+		return err
+	}
+	reason := strings.TrimSpace(r.PostForm.Get("reason"))
+	if reason == "" {
+		reason = "removed_via_dashboard"
+	}
+	if len(reason) > 255 {
+		return errs.New(errs.ValidationError, "A reason may have at most 255 characters.")
+	}
+	e, err := waitlist.Remove(r.Context(), d.db, s.Account, id, reason, d.clock.Now())
+	if err != nil {
+		return err
+	}
+	d.redirect(w, r, Prefix+"waitlists", "ok", fmt.Sprintf("%s %s removed from the waiting list for %s.", e.Client.FirstName, e.Client.LastName, e.Service.Name))
+	return nil
+}
+
+// snoozeEntry handles "POST /app/waitlists/entries/{entry_id}/snooze" with
+// a date: the entry sleeps until that day starts in the account's zone.
+func (d *Dashboard) snoozeEntry(w http.ResponseWriter, r *http.Request, s *session) error {
+	id, err := pathID(r, "entry_id")
+	if err != nil {
+		return err
+	}
+	day, err := time.ParseInLocation("2006-01-02", strings.TrimSpace(r.PostForm.Get("until")), s.Account.Location())
+	if err != nil {
+		return errs.New(errs.ValidationError, "Choose the date the entry wakes up.")
+	}
+	if err := SnoozeEntry(r.Context(), d.db, s.Account, id, day, d.clock.Now()); err != nil {
+		return err
+	}
+	d.redirect(w, r, Prefix+"waitlists", "ok", "Entry snoozed until "+day.Format("2 Jan 2006")+".")
+	return nil
+}
+
+// flagEntry handles "POST /app/waitlists/entries/{entry_id}/flag".
+func (d *Dashboard) flagEntry(w http.ResponseWriter, r *http.Request, s *session) error {
+	id, err := pathID(r, "entry_id")
+	if err != nil {
+		return err
+	}
+	flagged := r.PostForm.Get("flagged") == "true"
+	if err := SetEntryFlag(r.Context(), d.db, s.Account, id, flagged, d.clock.Now()); err != nil {
+		return err
+	}
+	msg := "Flag cleared."
+	if flagged {
+		msg = "Entry flagged for review."
+	}
+	d.redirect(w, r, Prefix+"waitlists", "ok", msg)
+	return nil
+}
+
+// ---- Calendar -------------------------------------------------------------------
+
+type calendarDay struct {
+	Date         time.Time
+	Appointments []Appointment
+}
+
+// calendarPage handles "GET /app/calendar?date=&view=day|week&professional=".
+func (d *Dashboard) calendarPage(w http.ResponseWriter, r *http.Request, s *session) error {
+	loc := s.Account.Location()
+	q := r.URL.Query()
+	now := d.clock.Now().In(loc)
+	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
+	if v := q.Get("date"); v != "" {
+		if t, err := time.ParseInLocation("2006-01-02", v, loc); err == nil {
+			day = t
+		}
+	}
+	view := q.Get("view")
+	if view != "day" {
+		view = "week"
+	}
+	from, days := day, 1
+	if view == "week" {
+		from = day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7)) // Monday
+		days = 7
+	}
+	to := from.AddDate(0, 0, days)
+	proID, _ := strconv.ParseInt(q.Get("professional"), 10, 64)
+	pros, err := Professionals(r.Context(), d.db, s.Account)
+	if err != nil {
+		return err
+	}
+	appts, err := ListAppointments(r.Context(), d.db, s.Account, from, to, proID)
+	if err != nil {
+		return err
+	}
+	cal := make([]calendarDay, days)
+	for i := range cal {
+		cal[i].Date = from.AddDate(0, 0, i)
+	}
+	for _, a := range appts {
+		st := a.StartAt.In(loc)
+		i := int(time.Date(st.Year(), st.Month(), st.Day(), 0, 0, 0, 0, loc).Sub(from).Hours()+12) / 24
+		if i >= 0 && i < days {
+			cal[i].Appointments = append(cal[i].Appointments, a)
+		}
+	}
+	step := 1
+	if view == "week" {
+		step = 7
+	}
+	d.render(w, r, s, http.StatusOK, "calendar", "Calendar", "calendar", map[string]any{
+		"Days": cal, "View": view, "Date": day.Format("2006-01-02"), "Pros": pros, "ProID": proID,
+		"Prev": day.AddDate(0, 0, -step).Format("2006-01-02"), "Next": day.AddDate(0, 0, step).Format("2006-01-02"),
+		"Count": len(appts), "Zone": loc.String(),
+	})
+	return nil
+}
+
+// reschedule handles "POST /app/appointments/{appointment_id}/reschedule"
+// with start (a datetime-local in the account's zone) and optionally
+// professional_id.
+func (d *Dashboard) reschedule(w http.ResponseWriter, r *http.Request, s *session) error {
+	id, err := pathID(r, "appointment_id")
+	if err != nil {
+		return err
+	}
+	loc := s.Account.Location()
+	raw := strings.TrimSpace(r.PostForm.Get("start"))
+	var start time.Time
+	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05"} {
+		if t, err := time.ParseInLocation(layout, raw, loc); err == nil {
+			start = t
+			break
+		}
+	}
+	if start.IsZero() {
+		return errs.New(errs.ValidationError, "Choose the new date and time.")
+	}
+	pro, _ := strconv.ParseInt(r.PostForm.Get("professional_id"), 10, 64)
+	a, err := RescheduleAppointment(r.Context(), d.db, s.Account, id, start.UTC(), pro, d.clock.Now())
+	if err != nil {
+		return err
+	}
+	d.redirect(w, r, fmt.Sprintf("%scalendar?date=%s", Prefix, a.StartAt.In(loc).Format("2006-01-02")), "ok",
+		fmt.Sprintf("Appointment of %s moved to %s with %s.", a.ClientName, a.StartAt.In(loc).Format("Mon 2 Jan 15:04"), a.ProfessionalName))
+	return nil
+}
+
+// cancelAppointment handles "POST /app/appointments/{appointment_id}/cancel".
+func (d *Dashboard) cancelAppointment(w http.ResponseWriter, r *http.Request, s *session) error {
+	id, err := pathID(r, "appointment_id")
+	if err != nil {
+		return err
+	}
+	if err := CancelAppointment(r.Context(), d.db, s.Account, id, d.clock.Now()); err != nil {
+		return err
+	}
+	d.redirect(w, r, backTo(r), "ok", "Appointment cancelled; its pending reminders are withdrawn.")
+	return nil
+}
+
+// ---- Conversations and activity ---------------------------------------------
+
+// conversationsPage handles "GET /app/conversations" with the API's filters.
+func (d *Dashboard) conversationsPage(w http.ResponseWriter, r *http.Request, s *session) error {
+	q := r.URL.Query()
+	f := chat.Filter{Search: strings.TrimSpace(q.Get("search")), Limit: 50, View: chat.View{IncludeMessages: false}}
+	if v := q.Get("status"); contains([]string{"new", "ai_handling", "human_handling", "resolved", "expired"}, v) {
+		f.Status = v
+	}
+	if v := q.Get("direction"); v == "inbound" || v == "outbound" {
+		f.Direction = v
+	}
+	sortBy := q.Get("sort_by")
+	if !contains(chat.SortValues(), sortBy) {
+		sortBy = "-created_at"
+	}
+	f.SortBy, f.Desc = chat.ParseSort(sortBy)
+	if id, err := strconv.ParseInt(q.Get("disposition"), 10, 64); err == nil && id > 0 {
+		f.DispositionTagIDs = []int64{id}
+	}
+	page, _ := strconv.Atoi(q.Get("page"))
+	if page < 1 {
+		page = 1
+	}
+	f.Offset = (page - 1) * f.Limit
+	list, total, err := chat.List(r.Context(), d.db, s.Account, f)
+	if err != nil {
+		return err
+	}
+	disp, err := Dispositions(r.Context(), d.db, s.Account)
+	if err != nil {
+		return err
+	}
+	next := ""
+	if f.Offset+len(list) < total {
+		v := q
+		v.Set("page", strconv.Itoa(page+1))
+		next = v.Encode()
+	}
+	d.render(w, r, s, http.StatusOK, "conversations", "Conversations", "conversations", map[string]any{
+		"List": list, "Total": total, "Q": q, "Dispositions": disp, "SortBy": sortBy, "Sorts": chat.SortValues(), "Next": next,
+	})
+	return nil
+}
+
+// conversationPage handles "GET /app/conversations/{session_id}".
+func (d *Dashboard) conversationPage(w http.ResponseWriter, r *http.Request, s *session) error {
+	id, err := pathID(r, "session_id")
+	if err != nil {
+		return err
+	}
+	msgs, err := chat.ListMessages(r.Context(), d.db, s.Account, id, 500, 0, false)
+	if err != nil {
+		return err
+	}
+	d.render(w, r, s, http.StatusOK, "conversation", fmt.Sprintf("Conversation %d", id), "conversations", map[string]any{"ID": id, "Page": msgs})
+	return nil
+}
+
+// activityPage handles "GET /app/activity": the outbox, newest first.
+func (d *Dashboard) activityPage(w http.ResponseWriter, r *http.Request, s *session) error {
+	list, err := jobs.ListOutbox(r.Context(), d.db, s.Account, 200)
+	if err != nil {
+		return err
+	}
+	kind := r.URL.Query().Get("kind")
+	if kind != "" {
+		kept := list[:0]
+		for _, m := range list {
+			if m.Kind == kind {
+				kept = append(kept, m)
+			}
+		}
+		list = kept
+	}
+	kinds := []string{jobs.MsgAutomation, jobs.MsgSequence, jobs.MsgWebhook, jobs.MsgConfirmation, jobs.MsgReminder, jobs.MsgSeatOffer}
+	sort.Strings(kinds)
+	d.render(w, r, s, http.StatusOK, "activity", "Activity", "activity", map[string]any{"List": list, "Kind": kind, "Kinds": kinds})
+	return nil
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
