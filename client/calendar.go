@@ -1,0 +1,183 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// IDName is an {id, name} reference.
+type IDName struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// Service is a bookable service: exactly the ids and names booking accepts.
+type Service struct {
+	ID                     int64    `json:"id"`
+	Name                   string   `json:"name"`
+	DefaultDurationMinutes int      `json:"default_duration_minutes"`
+	Professionals          []IDName `json:"professionals"` // ids are calendar_profile_ids
+	EventTypes             []IDName `json:"event_types"`
+}
+
+// ListServices lists the bookable services.
+func (c *Client) ListServices(ctx context.Context, opts ...CallOption) ([]Service, error) {
+	var out struct {
+		Data []Service `json:"data"`
+	}
+	err := c.do(ctx, request{method: http.MethodGet, path: "/calendar/services"}, &out, opts)
+	return out.Data, err
+}
+
+// AvailabilityParams are the query of GetAvailability; zero values take the
+// server's defaults (14 days from today in the account's zone, every
+// service).
+type AvailabilityParams struct {
+	Days       int     // 1..90
+	StartDate  string  // YYYY-MM-DD
+	Timezone   string  // IANA zone
+	ServiceIDs []int64 // only these services
+}
+
+// Availability is bookable capacity per service over a window of days.
+type Availability struct {
+	StartDate string            `json:"start_date"`
+	EndDate   string            `json:"end_date"` // inclusive
+	Timezone  string            `json:"timezone"`
+	Days      int               `json:"days"`
+	Services  []ServiceCapacity `json:"services"`
+}
+
+// ServiceCapacity is one service's capacity: an upper bound, summed over
+// its active professionals.
+type ServiceCapacity struct {
+	ServiceID       int64  `json:"service_id"`
+	ServiceName     string `json:"service_name"`
+	DurationMinutes int    `json:"duration_minutes"`
+	Capacity        int    `json:"capacity"`
+	Professionals   []struct {
+		ID       int64  `json:"id"`
+		Name     string `json:"name"`
+		Capacity int    `json:"capacity"`
+	} `json:"professionals"`
+	ByDay []struct {
+		Date     string `json:"date"`
+		Capacity int    `json:"capacity"`
+	} `json:"by_day"`
+}
+
+// GetAvailability reads bookable capacity per service.
+func (c *Client) GetAvailability(ctx context.Context, p AvailabilityParams, opts ...CallOption) (*Availability, error) {
+	q := query(url.Values{})
+	q.int("days", int64(p.Days))
+	q.str("start_date", p.StartDate)
+	q.str("timezone", p.Timezone)
+	q.ints("service_id", p.ServiceIDs)
+	var out struct {
+		Data Availability `json:"data"`
+	}
+	if err := c.do(ctx, request{method: http.MethodGet, path: "/calendar/availability", query: url.Values(q)}, &out, opts); err != nil {
+		return nil, err
+	}
+	return &out.Data, nil
+}
+
+// BookingClient is the customer of a booking: matched by phone, created
+// when the phone is new (then FirstName or LastName is needed). For a known
+// phone the names and e-mail are ignored.
+type BookingClient struct {
+	FirstName string `json:"first_name,omitempty"`
+	LastName  string `json:"last_name,omitempty"`
+	Phone     string `json:"phone"`
+	Email     string `json:"email,omitempty"`
+}
+
+// BookingRequest books exactly what is asked: name each of service,
+// professional and event type by id or by name (the id wins when both are
+// set). StartAt and EndAt are wall-clock times in Timezone
+// ("2026-12-01T10:00:00"), or carry an offset that then wins; use
+// WallClock to format a time.Time.
+type BookingRequest struct {
+	Client           BookingClient `json:"client"`
+	ServiceID        int64         `json:"service_id,omitempty"`
+	ServiceName      string        `json:"service_name,omitempty"`
+	ProfessionalID   int64         `json:"professional_id,omitempty"`
+	ProfessionalName string        `json:"professional_name,omitempty"`
+	EventTypeID      int64         `json:"event_type_id,omitempty"`
+	EventTypeName    string        `json:"event_type_name,omitempty"`
+	StartAt          string        `json:"start_at"`
+	EndAt            string        `json:"end_at"`
+	Timezone         string        `json:"timezone"`
+	Notes            string        `json:"notes,omitempty"`
+}
+
+// WallClock formats t's wall-clock reading (in t's own location) the way
+// booking expects it without an offset: "2006-01-02T15:04:05".
+func WallClock(t time.Time) string { return t.Format("2006-01-02T15:04:05") }
+
+// Colored is an {id, name, color} reference.
+type Colored struct {
+	ID    int64  `json:"id"`
+	Name  string `json:"name"`
+	Color string `json:"color"`
+}
+
+// Appointment is a booked appointment.
+type Appointment struct {
+	ID                 int64     `json:"id"`
+	StartAt            time.Time `json:"start_at"`
+	EndAt              time.Time `json:"end_at"`
+	Timezone           string    `json:"timezone"` // additive
+	Status             string    `json:"status"`   // "booked"
+	Source             string    `json:"source"`   // "api"
+	ConfirmationStatus string    `json:"confirmation_status"`
+	Client             struct {
+		ID    int64  `json:"id"`
+		Name  string `json:"name"`
+		Phone string `json:"phone"`
+	} `json:"client"`
+	CalendarProfile struct {
+		CalendarProfileID int64  `json:"calendar_profile_id"`
+		Name              string `json:"name"`
+	} `json:"calendar_profile"`
+	Service      Colored          `json:"service"`
+	EventType    Colored          `json:"event_type"`
+	CustomFields map[string]any   `json:"custom_fields"`
+	Notes        string           `json:"notes"`    // additive
+	Warnings     []BookingWarning `json:"warnings"` // additive
+	CreatedAt    time.Time        `json:"created_at"`
+}
+
+// BookingWarning says what is unusual about a booking (it never refuses
+// one): in_the_past, outside_working_hours, professional_on_time_off (with
+// From, To) or overlaps_existing_appointment (with AppointmentID, StartAt,
+// EndAt).
+type BookingWarning struct {
+	Code          string     `json:"code"`
+	Message       string     `json:"message"`
+	AppointmentID int64      `json:"appointment_id,omitempty"`
+	StartAt       *time.Time `json:"start_at,omitempty"`
+	EndAt         *time.Time `json:"end_at,omitempty"`
+	From          *time.Time `json:"from,omitempty"`
+	To            *time.Time `json:"to,omitempty"`
+}
+
+// Booking is the answer of Book.
+type Booking struct {
+	Appointment   Appointment `json:"data"`
+	ClientID      int64       `json:"client_id"`
+	ClientCreated bool        `json:"client_created"`
+}
+
+// Book books an appointment. Availability never refuses it. A 500 is
+// retried (the contract allows it); add WithIdempotencyKey to make a retry
+// after a lost connection safe as well.
+func (c *Client) Book(ctx context.Context, req BookingRequest, opts ...CallOption) (*Booking, error) {
+	var out Booking
+	if err := c.do(ctx, request{method: http.MethodPost, path: "/calendar/events", body: req, retry500: true}, &out, opts); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
