@@ -59,6 +59,7 @@ Usage:
   frontdesk outbox list --account SLUG [--json]      messages and calls the automations produced
   frontdesk webhooks deliveries --account SLUG [--json]  outbound webhook deliveries and their attempts
   frontdesk chat import --account SLUG -f FILE.jsonl  load conversations (one per line, idempotent by key)
+  frontdesk import pipeline|waitlist -f FILE.csv ...  CSV import through the public API (--node UUID | --waitlist ID)
   frontdesk migrate                                  bring the schema up to date
   frontdesk version
 
@@ -92,6 +93,8 @@ func run(ctx context.Context, args []string, env *Env) int {
 		err = cmdOutbox(ctx, args[1:], env)
 	case "chat":
 		err = cmdChat(ctx, args[1:], env)
+	case "import":
+		err = cmdImport(ctx, args[1:], env)
 	case "webhooks":
 		err = cmdWebhooks(ctx, args[1:], env)
 	case "version":

@@ -58,11 +58,11 @@ func TestBrowser(t *testing.T) {
 	}
 	shot := func(name string) chromedp.Action[chromedp.Void] {
 		return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
-			buf, err := chromedp.FullScreenshot(80)(ctx, tg)
+			buf, err := chromedp.FullScreenshot(100)(ctx, tg)
 			if err != nil {
 				return chromedp.Void{}, err
 			}
-			return chromedp.Void{}, os.WriteFile(filepath.Join(shots, name+".jpg"), buf, 0o644)
+			return chromedp.Void{}, os.WriteFile(filepath.Join(shots, name+".png"), buf, 0o644)
 		}
 	}
 	// into stores what a value-returning action read, as a step.
