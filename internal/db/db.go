@@ -142,16 +142,19 @@ type Querier interface {
 
 // Exec runs a statement outside a transaction.
 func (db *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	q, args = db.dialect.expand(q, args)
 	return db.sql.ExecContext(ctx, db.dialect.Rebind(q), args...)
 }
 
 // Query runs a query outside a transaction.
 func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	q, args = db.dialect.expand(q, args)
 	return db.sql.QueryContext(ctx, db.dialect.Rebind(q), args...)
 }
 
 // QueryRow runs a single-row query outside a transaction.
 func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	q, args = db.dialect.expand(q, args)
 	return db.sql.QueryRowContext(ctx, db.dialect.Rebind(q), args...)
 }
 
@@ -163,14 +166,17 @@ type Tx struct {
 }
 
 func (tx *Tx) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	q, args = tx.dialect.expand(q, args)
 	return tx.tx.ExecContext(ctx, tx.dialect.Rebind(q), args...)
 }
 
 func (tx *Tx) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	q, args = tx.dialect.expand(q, args)
 	return tx.tx.QueryContext(ctx, tx.dialect.Rebind(q), args...)
 }
 
 func (tx *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	q, args = tx.dialect.expand(q, args)
 	return tx.tx.QueryRowContext(ctx, tx.dialect.Rebind(q), args...)
 }
 

@@ -108,3 +108,35 @@ func TestRebind(t *testing.T) {
 		t.Errorf("sqlite rebind changed query: %q", got)
 	}
 }
+
+func TestInLists(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		ctx := context.Background()
+		for _, slug := range []string{"a", "b", "c"} {
+			store.Exec(ctx, "INSERT INTO accounts (slug, name, created_at, updated_at) VALUES (?, 'x', 1, 1)", slug)
+		}
+		count := func(q string, args ...any) int {
+			var n int
+			if err := store.QueryRow(ctx, q, args...).Scan(&n); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+			return n
+		}
+		in, args := db.In([]string{"a", "c", "zz"})
+		if n := count("SELECT COUNT(*) FROM accounts WHERE slug IN "+in, args...); n != 2 {
+			t.Errorf("IN strings = %d", n)
+		}
+		in, args = db.In([]string{"a"})
+		if n := count("SELECT COUNT(*) FROM accounts WHERE slug NOT IN "+in+" AND name = ?", append(args, "x")...); n != 2 {
+			t.Errorf("NOT IN = %d", n)
+		}
+		in, args = db.In([]int64{})
+		if n := count("SELECT COUNT(*) FROM accounts WHERE id IN "+in, args...); n != 0 {
+			t.Errorf("IN empty = %d", n)
+		}
+		in, args = db.In([]int64{1, 2, 3})
+		if n := count("SELECT COUNT(*) FROM accounts WHERE name = ? AND id IN "+in+" AND slug <> ?", append(append([]any{"x"}, args...), "b")...); n != 2 {
+			t.Errorf("IN ints between other params = %d", n)
+		}
+	})
+}

@@ -127,52 +127,118 @@ func (d Dialect) ReserveIDs(ctx context.Context, q Querier, table string, n int)
 	return ids, nil
 }
 
-// InsertMany inserts rows with one multi-row VALUES statement per chunk of
-// at most MaxParams parameters: a 500-row batch is one or two round trips on
-// either engine. head is "INSERT INTO t (a, b)"; tail is appended to each
-// statement (e.g. "ON CONFLICT DO NOTHING").
-func InsertMany(ctx context.Context, q Querier, head string, rows [][]any, tail string) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	cols := len(rows[0])
-	per := q.Dialect().MaxParams() / cols
-	if per > 1000 {
-		per = 1000
-	}
-	tuple := "(" + strings.TrimSuffix(strings.Repeat("?,", cols), ",") + ")"
-	for start := 0; start < len(rows); start += per {
-		end := min(start+per, len(rows))
-		var b strings.Builder
-		b.WriteString(head)
-		b.WriteString(" VALUES ")
-		args := make([]any, 0, (end-start)*cols)
-		for i := start; i < end; i++ {
-			if i > start {
-				b.WriteByte(',')
-			}
-			b.WriteString(tuple)
-			args = append(args, rows[i]...)
-		}
-		if tail != "" {
-			b.WriteByte(' ')
-			b.WriteString(tail)
-		}
-		if _, err := q.Exec(ctx, b.String(), args...); err != nil {
-			return err
-		}
-	}
-	return nil
+// inList is a list bound to one `IN (?)` placeholder; the querier expands
+// it for the engine.
+type inList struct {
+	ints []int64
+	strs []string
+	any  []any
 }
 
-// In returns "(?,?,?)" and the args for an IN list of values.
+// In returns "(?)" and one argument holding vals, for `col IN (?)`. The
+// querier expands it: on SQLite into "(?,?,…)"; on PostgreSQL `col IN (?)`
+// becomes `col = ANY(?)` with one array parameter, so a 500-value lookup is
+// one parameter, the statement text never depends on the list's length, and
+// the planner uses the index (or, with stale statistics, a hashed array
+// test) instead of comparing every row with 500 literals.
 func In[T any](vals []T) (string, []any) {
-	if len(vals) == 0 {
-		return "(NULL)", nil
+	l := inList{}
+	switch v := any(vals).(type) {
+	case []int64:
+		l.ints = v
+	case []string:
+		l.strs = v
+	default:
+		for _, x := range vals {
+			l.any = append(l.any, x)
+		}
 	}
-	args := make([]any, len(vals))
-	for i, v := range vals {
-		args[i] = v
+	return "(?)", []any{l}
+}
+
+// expand rewrites the placeholders bound to In lists.
+func (d Dialect) expand(q string, args []any) (string, []any) {
+	has := false
+	for _, a := range args {
+		if _, ok := a.(inList); ok {
+			has = true
+			break
+		}
 	}
-	return "(" + strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",") + ")", args
+	if !has {
+		return q, args
+	}
+	var b strings.Builder
+	out := make([]any, 0, len(args))
+	n, inQuote := 0, false
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if c == '\'' {
+			inQuote = !inQuote
+		}
+		if c != '?' || inQuote {
+			b.WriteByte(c)
+			continue
+		}
+		if n >= len(args) {
+			b.WriteByte(c)
+			continue
+		}
+		l, ok := args[n].(inList)
+		n++
+		if !ok {
+			b.WriteByte('?')
+			out = append(out, args[n-1])
+			continue
+		}
+		if d.Engine == Postgres && (l.ints != nil || l.strs != nil) {
+			if head, ok := anyForm(b.String()); ok {
+				b.Reset()
+				b.WriteString(head)
+				if l.ints != nil {
+					b.WriteString("CAST(? AS bigint[])")
+					out = append(out, l.ints)
+				} else {
+					b.WriteString("CAST(? AS text[])")
+					out = append(out, l.strs)
+				}
+				continue
+			}
+		}
+		switch {
+		default:
+			vals := l.any
+			for _, v := range l.ints {
+				vals = append(vals, v)
+			}
+			for _, v := range l.strs {
+				vals = append(vals, v)
+			}
+			if len(vals) == 0 {
+				b.WriteString("NULL")
+				continue
+			}
+			b.WriteString(strings.TrimSuffix(strings.Repeat("?,", len(vals)), ","))
+			out = append(out, vals...)
+		}
+	}
+	return b.String(), append(out, args[n:]...)
+}
+
+// anyForm rewrites a query prefix ending in "IN (" into one ending in
+// "= ANY(" (or "NOT IN (" into "<> ALL("), for an array parameter.
+func anyForm(prefix string) (string, bool) {
+	p := strings.TrimRight(prefix, " \t\n")
+	if !strings.HasSuffix(p, "(") {
+		return "", false
+	}
+	p = strings.TrimRight(strings.TrimSuffix(p, "("), " \t\n")
+	upper := strings.ToUpper(p)
+	switch {
+	case strings.HasSuffix(upper, " NOT IN"):
+		return p[:len(p)-len(" NOT IN")] + " <> ALL(", true
+	case strings.HasSuffix(upper, " IN"):
+		return p[:len(p)-len(" IN")] + " = ANY(", true
+	}
+	return "", false
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/mail"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/phone"
@@ -167,12 +168,22 @@ func present(v any) bool {
 
 func trimmed(s string, _ bool) string { return strings.TrimSpace(s) }
 
+// zones caches ValidZone: time.LoadLocation reads the zone database on
+// every call, and a batch asks once per row.
+var zones sync.Map
+
 // ValidZone reports whether name is an IANA zone ("Local" is not).
 func ValidZone(name string) bool {
 	if name == "" || name == "Local" {
 		return false
 	}
+	if ok, seen := zones.Load(name); seen {
+		return ok.(bool)
+	}
 	_, err := time.LoadLocation(name)
+	if len(name) <= 64 {
+		zones.Store(name, err == nil)
+	}
 	return err == nil
 }
 

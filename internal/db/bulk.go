@@ -1,0 +1,217 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// InsertMany inserts rows with the engine's best bulk method, so a 500-row
+// batch costs one statement per table:
+//
+//   - PostgreSQL: one `INSERT … SELECT * FROM unnest($1::type[], …)` with one
+//     array parameter per column — the planner sees a handful of parameters
+//     instead of thousands of VALUES placeholders;
+//   - SQLite: one prepared statement executed once per row inside the
+//     caller's transaction. SQLite runs in-process, so there is no round trip
+//     to save; what costs is parsing, and a prepared statement is parsed once
+//     (a 7,500-placeholder VALUES list is parsed every time).
+//
+// head is "INSERT INTO t (a, b, c)"; tail is appended (e.g. "ON CONFLICT …
+// DO NOTHING"). Rows must have one value per column.
+func InsertMany(ctx context.Context, q Querier, head string, rows [][]any, tail string) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	table, cols, err := parseInsertHead(head)
+	if err != nil {
+		return err
+	}
+	if q.Dialect().Engine == Postgres {
+		return insertUnnest(ctx, q, table, cols, rows, tail)
+	}
+	return insertPrepared(ctx, q, head, len(cols), rows, tail)
+}
+
+var insertHeadRE = regexp.MustCompile(`(?is)^\s*INSERT\s+INTO\s+([a-z_][a-z0-9_]*)\s*\(([^)]*)\)\s*$`)
+
+func parseInsertHead(head string) (string, []string, error) {
+	m := insertHeadRE.FindStringSubmatch(head)
+	if m == nil {
+		return "", nil, fmt.Errorf("InsertMany: cannot read %q", head)
+	}
+	var cols []string
+	for _, c := range strings.Split(m[2], ",") {
+		cols = append(cols, strings.TrimSpace(c))
+	}
+	return m[1], cols, nil
+}
+
+// preparer is implemented by *Tx and *DB.
+type preparer interface {
+	prepare(ctx context.Context, q string) (*sql.Stmt, error)
+}
+
+func (tx *Tx) prepare(ctx context.Context, q string) (*sql.Stmt, error) {
+	return tx.tx.PrepareContext(ctx, q)
+}
+func (db *DB) prepare(ctx context.Context, q string) (*sql.Stmt, error) {
+	return db.sql.PrepareContext(ctx, q)
+}
+
+func insertPrepared(ctx context.Context, q Querier, head string, ncols int, rows [][]any, tail string) error {
+	stmt := head + " VALUES (" + strings.TrimSuffix(strings.Repeat("?,", ncols), ",") + ")"
+	if tail != "" {
+		stmt += " " + tail
+	}
+	p, ok := q.(preparer)
+	if !ok {
+		return fmt.Errorf("InsertMany: %T cannot prepare statements", q)
+	}
+	s, err := p.prepare(ctx, stmt)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	for _, r := range rows {
+		if _, err := s.ExecContext(ctx, r...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// columnTypes caches each table's column types on PostgreSQL (the unnest
+// arrays need them; the schema only changes with a migration, which restarts
+// the process).
+var columnTypes sync.Map // "schema.table" -> map[column]type
+
+func pgColumnTypes(ctx context.Context, q Querier, table string) (map[string]string, error) {
+	var schema string
+	if err := q.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		return nil, err
+	}
+	if v, ok := columnTypes.Load(schema + "." + table); ok {
+		return v.(map[string]string), nil
+	}
+	rows, err := q.Query(ctx, `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = ? AND table_name = ?`, schema, table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	types := map[string]string{}
+	for rows.Next() {
+		var c, t string
+		if err := rows.Scan(&c, &t); err != nil {
+			return nil, err
+		}
+		types[c] = t
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	columnTypes.Store(schema+"."+table, types)
+	return types, nil
+}
+
+func insertUnnest(ctx context.Context, q Querier, table string, cols []string, rows [][]any, tail string) error {
+	types, err := pgColumnTypes(ctx, q, table)
+	if err != nil {
+		return err
+	}
+	args := make([]any, len(cols))
+	casts := make([]string, len(cols))
+	for j, c := range cols {
+		t, ok := types[c]
+		if !ok {
+			return fmt.Errorf("InsertMany: %s has no column %s", table, c)
+		}
+		arr, cast, err := column(rows, j, t)
+		if err != nil {
+			return fmt.Errorf("InsertMany %s.%s: %w", table, c, err)
+		}
+		args[j], casts[j] = arr, "?::"+cast
+	}
+	stmt := fmt.Sprintf("INSERT INTO %s (%s) SELECT * FROM unnest(%s)", table, strings.Join(cols, ", "), strings.Join(casts, ", "))
+	if tail != "" {
+		stmt += " " + tail
+	}
+	_, err = q.Exec(ctx, stmt, args...)
+	return err
+}
+
+// column gathers column j of rows into a typed slice of pointers (nil is
+// NULL) for one array parameter.
+func column(rows [][]any, j int, typ string) (any, string, error) {
+	switch typ {
+	case "bigint", "integer", "smallint":
+		out := make([]*int64, len(rows))
+		for i, r := range rows {
+			switch v := r[j].(type) {
+			case nil:
+			case int64:
+				out[i] = &v
+			case int:
+				n := int64(v)
+				out[i] = &n
+			case int32:
+				n := int64(v)
+				out[i] = &n
+			case *int64:
+				out[i] = v
+			default:
+				return nil, "", fmt.Errorf("value %T for %s", v, typ)
+			}
+		}
+		return out, "bigint[]", nil
+	case "double precision", "real", "numeric":
+		out := make([]*float64, len(rows))
+		for i, r := range rows {
+			switch v := r[j].(type) {
+			case nil:
+			case float64:
+				out[i] = &v
+			case int64:
+				f := float64(v)
+				out[i] = &f
+			case int:
+				f := float64(v)
+				out[i] = &f
+			default:
+				return nil, "", fmt.Errorf("value %T for %s", v, typ)
+			}
+		}
+		return out, "double precision[]", nil
+	case "boolean":
+		out := make([]*bool, len(rows))
+		for i, r := range rows {
+			switch v := r[j].(type) {
+			case nil:
+			case bool:
+				out[i] = &v
+			default:
+				return nil, "", fmt.Errorf("value %T for %s", v, typ)
+			}
+		}
+		return out, "boolean[]", nil
+	default: // text
+		out := make([]*string, len(rows))
+		for i, r := range rows {
+			switch v := r[j].(type) {
+			case nil:
+			case string:
+				out[i] = &v
+			case []byte:
+				s := string(v)
+				out[i] = &s
+			default:
+				s := fmt.Sprint(v)
+				out[i] = &s
+			}
+		}
+		return out, "text[]", nil
+	}
+}
