@@ -215,3 +215,50 @@ func column(rows [][]any, j int, typ string) (any, string, error) {
 		return out, "text[]", nil
 	}
 }
+
+// UpdateMany runs one `UPDATE table SET <set> … WHERE table.id = v.id` for
+// many rows with per-row values v: on PostgreSQL v is an unnest of one array
+// per column, on SQLite a VALUES list in a CTE. names and types (SQL types
+// such as BIGINT, TEXT, DOUBLE PRECISION) describe the columns of v, the
+// first being the row id; set refers to them as v.<name> and may hold `?`
+// placeholders bound to setArgs.
+func UpdateMany(ctx context.Context, tx *Tx, table string, names, types []string, set string, setArgs []any, values [][]any) error {
+	if len(values) == 0 {
+		return nil
+	}
+	if tx.Dialect().Engine == Postgres {
+		arrays := make([]any, len(names))
+		params := make([]string, len(names))
+		for j, t := range types {
+			arr, cast, err := column(values, j, strings.ToLower(t))
+			if err != nil {
+				return fmt.Errorf("UpdateMany %s.%s: %w", table, names[j], err)
+			}
+			arrays[j], params[j] = arr, "CAST(? AS "+cast+")"
+		}
+		stmt := fmt.Sprintf("UPDATE %s SET %s FROM unnest(%s) AS v(%s) WHERE %s.id = v.id",
+			table, set, strings.Join(params, ", "), strings.Join(names, ", "), table)
+		_, err := tx.Exec(ctx, stmt, append(append([]any{}, setArgs...), arrays...)...)
+		return err
+	}
+	per := min(tx.Dialect().MaxParams()/len(types)-len(setArgs), 500)
+	tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(types)), ", ") + ")"
+	for start := 0; start < len(values); start += per {
+		part := values[start:min(start+per, len(values))]
+		var b strings.Builder
+		fmt.Fprintf(&b, "WITH v(%s) AS (VALUES ", strings.Join(names, ", "))
+		args := make([]any, 0, len(part)*len(types)+len(setArgs))
+		for i, r := range part {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(tuple)
+			args = append(args, r...)
+		}
+		fmt.Fprintf(&b, ") UPDATE %s SET %s FROM v WHERE %s.id = v.id", table, set, table)
+		if _, err := tx.Exec(ctx, b.String(), append(args, setArgs...)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
@@ -235,7 +234,7 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 		for j, i := range revived {
 			values[j] = []any{out[i].cardID, nullInt(out[i].assignee), nullFloat(want[i].leadValue)}
 		}
-		if err := updateFromValues(ctx, tx, "cards", []string{"BIGINT", "BIGINT", "DOUBLE PRECISION"}, []string{"id", "assignee", "lead"},
+		if err := db.UpdateMany(ctx, tx, "cards", []string{"id", "assignee", "lead"}, []string{"BIGINT", "BIGINT", "DOUBLE PRECISION"},
 			`status = 'active', stage_id = ?, stage_entered_at = ?, removed_at = NULL, updated_at = ?,
 			 assigned_user_id = COALESCE(v.assignee, cards.assigned_user_id), lead_value = COALESCE(cards.lead_value, v.lead)`,
 			[]any{stage.ID, us, us}, values); err != nil {
@@ -278,39 +277,6 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 func insertEvents(ctx context.Context, tx *db.Tx, events [][]any) error {
 	if err := db.InsertMany(ctx, tx, `INSERT INTO card_events (account_id, card_id, kind, from_stage_id, to_stage_id, source, created_at)`, events, ""); err != nil {
 		return fmt.Errorf("record card history: %w", err)
-	}
-	return nil
-}
-
-// updateFromValues runs `UPDATE table SET <set> FROM (VALUES …) v WHERE
-// table.id = v.id` — one statement for many rows with per-row values, on
-// both engines. types are the SQL types of the VALUES columns (cast
-// explicitly so PostgreSQL does not read parameters as text); the first
-// column is the row id.
-func updateFromValues(ctx context.Context, tx *db.Tx, table string, types, names []string, set string, setArgs []any, values [][]any) error {
-	per := tx.Dialect().MaxParams()/len(types) - len(setArgs)
-	per = min(per, 500)
-	tuple := make([]string, len(types))
-	for i, t := range types {
-		tuple[i] = "CAST(? AS " + t + ")"
-	}
-	row := "(" + strings.Join(tuple, ", ") + ")"
-	for start := 0; start < len(values); start += per {
-		part := values[start:min(start+per, len(values))]
-		var b strings.Builder
-		fmt.Fprintf(&b, "WITH v(%s) AS (VALUES ", strings.Join(names, ", "))
-		args := []any{}
-		for i, r := range part {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(row)
-			args = append(args, r...)
-		}
-		fmt.Fprintf(&b, ") UPDATE %s SET %s FROM v WHERE %s.id = v.id", table, set, table)
-		if _, err := tx.Exec(ctx, b.String(), append(args, setArgs...)...); err != nil {
-			return err
-		}
 	}
 	return nil
 }

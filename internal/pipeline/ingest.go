@@ -639,9 +639,9 @@ func (b *batch) write(ctx context.Context) error {
 		b.results[i].ClientID = &id
 	}
 	if len(updates) > 0 {
-		err := updateFromValues(ctx, b.tx, "clients",
-			[]string{"BIGINT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "BIGINT"},
+		err := db.UpdateMany(ctx, b.tx, "clients",
 			[]string{"id", "first_name", "last_name", "name_search", "email", "email_norm", "company", "timezone", "data", "updated_at"},
+			[]string{"BIGINT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "BIGINT"},
 			`first_name = v.first_name, last_name = v.last_name, name_search = v.name_search, email = v.email, email_norm = v.email_norm,
 			 company = v.company, timezone = v.timezone, data = v.data, updated_at = v.updated_at`, nil, updates)
 		if err != nil {
