@@ -53,7 +53,9 @@ func TestReadmeTour(t *testing.T) {
 	env := &Env{Getenv: func(string) string { return "" }, Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard,
 		Clock: clock.System{}, Ready: ready}
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"serve", "--demo", "--addr", "127.0.0.1:0", "--db", dsn, "--worker=false"}, env) }()
+	go func() {
+		done <- run(ctx, []string{"serve", "--demo", "--addr", "127.0.0.1:0", "--db", dsn, "--worker=false"}, env)
+	}()
 	var addr string
 	select {
 	case addr = <-ready:
