@@ -191,7 +191,7 @@ type (
 	opView struct {
 		Anchor, Method, Path, Summary string
 		Description                   template.HTML
-		Public                        bool
+		Public, Webhook               bool
 		Params                        []paramView
 		Body                          *bodyView
 		Responses                     []respView
@@ -255,25 +255,33 @@ func buildDocView(doc *object) docView {
 		tagIndex[str(tm.get("name"))] = len(d.Tags)
 		d.Tags = append(d.Tags, tagView{Name: str(tm.get("name")), Anchor: "tag-" + slug(str(tm.get("name"))), Description: markdown(str(tm.get("description")))})
 	}
-	paths := mapOf(doc.get("paths"))
-	for _, path := range paths.Keys() {
-		item := mapOf(paths.get(path))
-		for _, method := range item.Keys() {
-			op := mapOf(item.get(method))
-			if op == nil || !httpMethod[method] {
-				continue
+	// Paths, then webhooks (OpenAPI 3.1: requests the API sends to the
+	// account's endpoints), grouped by their first tag.
+	for _, section := range []string{"paths", "webhooks"} {
+		items := mapOf(doc.get(section))
+		for _, path := range items.Keys() {
+			item := mapOf(items.get(path))
+			for _, method := range item.Keys() {
+				op := mapOf(item.get(method))
+				if op == nil || !httpMethod[method] {
+					continue
+				}
+				tag := "Other"
+				if tags := listOf(op.get("tags")); len(tags) > 0 {
+					tag = str(tags[0])
+				}
+				idx, ok := tagIndex[tag]
+				if !ok {
+					idx = len(d.Tags)
+					tagIndex[tag] = idx
+					d.Tags = append(d.Tags, tagView{Name: tag, Anchor: "tag-" + slug(tag)})
+				}
+				v := r.op(method, path, op)
+				if section == "webhooks" {
+					v.Webhook, v.Public = true, false
+				}
+				d.Tags[idx].Ops = append(d.Tags[idx].Ops, v)
 			}
-			tag := "Other"
-			if tags := listOf(op.get("tags")); len(tags) > 0 {
-				tag = str(tags[0])
-			}
-			idx, ok := tagIndex[tag]
-			if !ok {
-				idx = len(d.Tags)
-				tagIndex[tag] = idx
-				d.Tags = append(d.Tags, tagView{Name: tag, Anchor: "tag-" + slug(tag)})
-			}
-			d.Tags[idx].Ops = append(d.Tags[idx].Ops, r.op(method, path, op))
 		}
 	}
 	schemas := mapOf(mapOf(doc.get("components")).get("schemas"))
@@ -554,16 +562,23 @@ func markdown(src string) template.HTML {
 var (
 	listItem = regexp.MustCompile(`^\s*(?:-|[0-9]+\.)\s+`)
 	ordered  = regexp.MustCompile(`^\s*[0-9]+\.\s+`)
-	code     = regexp.MustCompile("`([^`]+)`")
 	bold     = regexp.MustCompile(`\*\*([^*]+)\*\*`)
 	italic   = regexp.MustCompile(`\*([^*\s][^*]*)\*`)
 )
 
+// inline renders code spans, and bold and italics outside them.
 func inline(s string) string {
-	s = template.HTMLEscapeString(s)
-	s = code.ReplaceAllString(s, "<code>$1</code>")
-	s = bold.ReplaceAllString(s, "<strong>$1</strong>")
-	return italic.ReplaceAllString(s, "<em>$1</em>")
+	var b strings.Builder
+	for i, part := range strings.Split(s, "`") {
+		part = template.HTMLEscapeString(part)
+		if i%2 == 1 {
+			b.WriteString("<code>" + part + "</code>")
+			continue
+		}
+		part = bold.ReplaceAllString(part, "<strong>$1</strong>")
+		b.WriteString(italic.ReplaceAllString(part, "<em>$1</em>"))
+	}
+	return b.String()
 }
 
 func mapOf(v any) *object { o, _ := v.(*object); return o }

@@ -421,6 +421,19 @@ func TestOpenAPIDocument(t *testing.T) {
 		}
 	}
 
+	// Webhooks (sent by the server) are documented like operations.
+	for name, item := range mapAt(c, "/webhooks") {
+		for method, o := range item.(map[string]any) {
+			op := o.(map[string]any)
+			if op["operationId"] == nil || op["requestBody"] == nil || op["responses"] == nil {
+				t.Errorf("webhook %s %s: operationId, requestBody and responses are required", method, name)
+			}
+			if _, err := c.schema("/webhooks/" + escapePtr(name) + "/" + method + "/requestBody/content/application~1json/schema"); err != nil {
+				t.Errorf("webhook %s: %v", name, err)
+			}
+		}
+	}
+
 	// The document lists exactly the public routes of routes.go.
 	src, err := os.ReadFile("routes.go")
 	if err != nil {
@@ -624,7 +637,8 @@ func TestOpenAPIServed(t *testing.T) {
 				t.Errorf("/docs does not show %s", r.template)
 			}
 		}
-		for _, want := range []string{"INGEST_ROLLED_BACK", "Idempotency-Key", "not_found_client_ids", "IngestRowResult"} {
+		for _, want := range []string{"INGEST_ROLLED_BACK", "Idempotency-Key", "not_found_client_ids", "IngestRowResult",
+			"<code>valid_*_names</code>", "<strong>a 500 may be retried</strong>", "appointment.booked"} {
 			if !strings.Contains(html, want) {
 				t.Errorf("/docs does not mention %s", want)
 			}
