@@ -109,6 +109,12 @@ func ensureDemo(ctx context.Context, store *db.DB, env *Env) error {
 		return err
 	}
 	a := &workspace.Applier{DB: store, Now: env.Clock.Now, HashPassword: password.Hash}
-	_, err := a.Apply(ctx, workspace.Demo())
-	return err
+	if _, err := a.Apply(ctx, workspace.Demo()); err != nil {
+		return err
+	}
+	acct, err := account.BySlug(ctx, store, workspace.DemoSlug)
+	if err != nil {
+		return err
+	}
+	return seedDemoWaitlist(ctx, store, acct, env.Clock.Now())
 }

@@ -122,7 +122,7 @@ func (d *Dashboard) moveCard(w http.ResponseWriter, r *http.Request, s *session)
 	if _, err := pipeline.ListStages(r.Context(), d.db, s.Account, id); err != nil {
 		return err // another account's pipeline: 404
 	}
-	res, err := pipeline.MoveClient(r.Context(), d.db, s.Account, id, clientID, target, d.clock.Now())
+	res, err := pipeline.MoveClientFrom(r.Context(), d.db, s.Account, id, clientID, target, pipeline.SourceDashboard, d.clock.Now())
 	if err != nil {
 		if errs.Is(err, errs.NotFound) {
 			// An unknown stage or a card that left the board meanwhile is

@@ -441,8 +441,15 @@ func dedupeIDs(ids []int64) []int64 {
 }
 
 // MoveClient moves a client's active card to another stage of the same
-// pipeline, under the stages' rules.
+// pipeline, under the stages' rules; the card's timeline records the API as
+// the source.
 func MoveClient(ctx context.Context, store *db.DB, acct account.Account, pipelineID, clientID, targetStageID int64, now time.Time) (Result, error) {
+	return MoveClientFrom(ctx, store, acct, pipelineID, clientID, targetStageID, SourceAPI, now)
+}
+
+// MoveClientFrom is MoveClient with the source written to the card's
+// timeline (SourceAPI, SourceDashboard).
+func MoveClientFrom(ctx context.Context, store *db.DB, acct account.Account, pipelineID, clientID, targetStageID int64, source string, now time.Time) (Result, error) {
 	var res Result
 	err := store.Transact(ctx, func(tx *db.Tx) error {
 		if err := mustPipeline(ctx, tx, acct, pipelineID); err != nil {
@@ -483,7 +490,7 @@ func MoveClient(ctx context.Context, store *db.DB, acct account.Account, pipelin
 		}
 		res.SuccessCount = 1
 		res.Message = fmt.Sprintf("Client moved to stage %q.", target.Name)
-		if err := insertEvents(ctx, tx, [][]any{{acct.ID, cardID, "moved", fromID, targetStageID, SourceAPI, us}}); err != nil {
+		if err := insertEvents(ctx, tx, [][]any{{acct.ID, cardID, "moved", fromID, targetStageID, source, us}}); err != nil {
 			return err
 		}
 		return jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventPipelineClientMoved, SourceID: cardID, Data: map[string]any{
