@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/chat"
 )
 
@@ -35,15 +34,11 @@ func cmdChat(ctx context.Context, args []string, env *Env) error {
 	}
 	defer cleanup()
 
-	store, err := openStore(ctx, *f.dsn, nil)
+	store, acct, err := openAccount(ctx, *f.dsn, *slug)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	acct, err := account.BySlug(ctx, store, *slug)
-	if err != nil {
-		return err
-	}
 	sum, err := chat.Import(ctx, store, acct, in, env.Clock.Now())
 	if err != nil {
 		return err

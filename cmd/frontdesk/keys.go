@@ -55,15 +55,11 @@ func cmdKeys(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintln(env.Stderr, "keys revoke: --name is required")
 		return errUsage
 	}
-	store, err := openStore(ctx, *f.dsn, nil)
+	store, acct, err := openAccount(ctx, *f.dsn, *slug)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	acct, err := account.BySlug(ctx, store, *slug)
-	if err != nil {
-		return err
-	}
 	now := env.Clock.Now()
 	switch args[0] {
 	case "create":

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	_ "time/tzdata" // IANA zones work on machines without /usr/share/zoneinfo
 
+	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 )
@@ -156,6 +157,21 @@ func envOr(env *Env, key, def string) string {
 
 func logger(env *Env) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+// openAccount opens the store and finds the account a command is about;
+// the caller closes the store.
+func openAccount(ctx context.Context, dsn, slug string) (*db.DB, account.Account, error) {
+	store, err := openStore(ctx, dsn, nil)
+	if err != nil {
+		return nil, account.Account{}, err
+	}
+	acct, err := account.BySlug(ctx, store, slug)
+	if err != nil {
+		store.Close()
+		return nil, account.Account{}, err
+	}
+	return store, acct, nil
 }
 
 // openStore opens and migrates the database named by the --db flag.

@@ -9,7 +9,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/dashboard"
 )
 
@@ -36,15 +35,11 @@ func cmdUsers(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	store, err := openStore(ctx, *f.dsn, nil)
+	store, acct, err := openAccount(ctx, *f.dsn, *slug)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	acct, err := account.BySlug(ctx, store, *slug)
-	if err != nil {
-		return err
-	}
 	if err := dashboard.SetPassword(ctx, store, acct, *email, pw); err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/jobs"
@@ -61,15 +60,11 @@ func cmdOutbox(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintln(env.Stderr, "outbox list: --account SLUG is required")
 		return errUsage
 	}
-	store, err := openStore(ctx, *f.dsn, nil)
+	store, acct, err := openAccount(ctx, *f.dsn, *slug)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	acct, err := account.BySlug(ctx, store, *slug)
-	if err != nil {
-		return err
-	}
 	msgs, err := jobs.ListOutbox(ctx, store, acct, *limit)
 	if err != nil {
 		return err
@@ -108,15 +103,11 @@ func cmdWebhooks(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintln(env.Stderr, "webhooks deliveries: --account SLUG is required")
 		return errUsage
 	}
-	store, err := openStore(ctx, *f.dsn, nil)
+	store, acct, err := openAccount(ctx, *f.dsn, *slug)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	acct, err := account.BySlug(ctx, store, *slug)
-	if err != nil {
-		return err
-	}
 	list, err := jobs.ListDeliveries(ctx, store, acct, *limit)
 	if err != nil {
 		return err

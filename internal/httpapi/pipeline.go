@@ -1,7 +1,11 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/db"
 
 	"github.com/frontdesk/frontdesk/internal/pipeline"
 	"github.com/frontdesk/frontdesk/internal/valid"
@@ -36,31 +40,28 @@ func pipelineID(rep *valid.Report, r *http.Request) int64 {
 
 // handleListStages handles "GET /api/v2/public/leadflow/pipelines/{pipeline_id}/stages".
 func (s *Server) handleListStages(w http.ResponseWriter, r *http.Request) error {
-	rep := &valid.Report{}
-	id := pipelineID(rep, r)
-	if err := rep.Err(); err != nil {
-		return err
-	}
-	stages, err := pipeline.ListStages(r.Context(), s.db, accountFrom(r.Context()), id)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": stages, "count": len(stages)})
-	return nil
+	return listOfPipeline(s, w, r, pipeline.ListStages)
 }
 
 // handleListInputNodes handles "GET /api/v2/public/leadflow/pipelines/{pipeline_id}/input-nodes".
 func (s *Server) handleListInputNodes(w http.ResponseWriter, r *http.Request) error {
+	return listOfPipeline(s, w, r, pipeline.ListInputNodes)
+}
+
+// listOfPipeline answers {status, data, count} with what list returns for
+// the {pipeline_id} of the path.
+func listOfPipeline[T any](s *Server, w http.ResponseWriter, r *http.Request,
+	list func(context.Context, db.Querier, account.Account, int64) ([]T, error)) error {
 	rep := &valid.Report{}
 	id := pipelineID(rep, r)
 	if err := rep.Err(); err != nil {
 		return err
 	}
-	nodes, err := pipeline.ListInputNodes(r.Context(), s.db, accountFrom(r.Context()), id)
+	items, err := list(r.Context(), s.db, accountFrom(r.Context()), id)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": nodes, "count": len(nodes)})
+	writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": items, "count": len(items)})
 	return nil
 }
 
