@@ -14,6 +14,9 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,6 +34,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -676,7 +680,8 @@ func (h *harness) send(req *http.Request) response {
 // endpoint must refuse the same way — no key, a malformed path value, a
 // body that is not JSON, a body over 5 MiB, a wrong method, a reused or
 // oversized Idempotency-Key — so that every operation's error responses are
-// validated against the document, not only the ones the area tests reach.
+// validated against the document, not only the ones the area tests reach
+// (and a key whose first request still runs, for the 409).
 func TestContractSweep(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		h := newHarness(t, store)
@@ -756,6 +761,19 @@ func TestContractSweep(t *testing.T) {
 						again := newReq(method, path, `{"client_ids": [987655]}`)
 						again.Header.Set("Idempotency-Key", key)
 						expect(again, http.StatusBadRequest, "IDEMPOTENCY_KEY_REUSED")
+
+						// A key whose first request is still running.
+						body := `{"running": true}`
+						sum := sha256.Sum256([]byte(body))
+						now := h.clock.Now()
+						if _, err := store.Exec(context.Background(), `INSERT INTO idempotency_keys (account_id, idem_key, route, request_hash, state, created_at, locked_until)
+							VALUES (?, ?, ?, ?, 'running', ?, ?)`, h.ids["acme"].Account.ID, key+"-running", method+" "+r.template,
+							hex.EncodeToString(sum[:]), db.Micros(now), db.Micros(now.Add(time.Minute))); err != nil {
+							t.Fatal(err)
+						}
+						busy := newReq(method, path, body)
+						busy.Header.Set("Idempotency-Key", key+"-running")
+						expect(busy, http.StatusConflict, "IDEMPOTENCY_IN_PROGRESS")
 					}
 				})
 			}
