@@ -68,6 +68,8 @@ type Conversation struct {
 	// client, or nobody).
 	customer Sender
 	clientID int64
+	// updatedUS is updated_at as stored, for the page's next cursor.
+	updatedUS int64
 }
 
 // Disposition is the disposition tag of a conversation.

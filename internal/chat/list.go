@@ -30,6 +30,10 @@ type Filter struct {
 
 	SortBy string // one of SortFields; "" is created_at
 	Desc   bool
+	// After, when set, keeps only the conversations strictly after the
+	// cursor in its updated_at order (keyset paging; the order is the
+	// cursor's). It narrows the page, not Count.
+	After *Cursor
 
 	Limit, Offset int
 	View
@@ -73,9 +77,37 @@ const conversationColumns = `SELECT cv.id, cv.status, cv.direction, cv.customer_
 	d.id, d.name, d.color,
 	c.id, c.first_name, c.last_name, c.phone_cc, c.phone_national, c.email, c.company`
 
+// Page is one page of a conversation listing.
+type Page struct {
+	Conversations []Conversation
+	// Count is the number of all conversations matching the filters,
+	// whatever the cursor or offset: the contract's count.
+	Count int
+	// NextCursor continues the walk after this page; set only for the
+	// updated_at order (see Keyset), and nil when this page is the last.
+	NextCursor *Cursor
+}
+
+// Keyset reports whether the order supports cursors: updated_at, either
+// direction (it is the only order whose key every change moves forward).
+func (f Filter) Keyset() bool { return f.SortBy == "updated_at" }
+
 // List returns one page of the account's conversations matching f, and the
 // number of all matches.
 func List(ctx context.Context, q db.Querier, acct account.Account, f Filter) ([]Conversation, int, error) {
+	p, err := ListPage(ctx, q, acct, f)
+	return p.Conversations, p.Count, err
+}
+
+// ListPage returns one page of the account's conversations matching f, the
+// number of all matches, and, in the updated_at order, the cursor of the
+// next page. With a cursor the order is the cursor's. Same queries as
+// ever: the count, then the page (one row longer in the updated_at order,
+// which tells whether a next page exists), then the page's details.
+func ListPage(ctx context.Context, q db.Querier, acct account.Account, f Filter) (Page, error) {
+	if f.After != nil {
+		f.SortBy, f.Desc = "updated_at", f.After.Desc
+	}
 	where, args, needsClient := f.where(acct)
 	countFrom := ` FROM conversations cv`
 	if needsClient {
@@ -83,20 +115,35 @@ func List(ctx context.Context, q db.Querier, acct account.Account, f Filter) ([]
 	}
 	var total int
 	if err := q.QueryRow(ctx, `SELECT COUNT(*)`+countFrom+` WHERE `+where, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count conversations: %w", err)
+		return Page{}, fmt.Errorf("count conversations: %w", err)
 	}
 	if total <= f.Offset {
-		return []Conversation{}, total, nil
+		return Page{Conversations: []Conversation{}, Count: total}, nil
+	}
+	if f.After != nil {
+		cond, condArgs := f.After.after()
+		where += " AND " + cond
+		args = append(args, condArgs...)
+	}
+	limit := f.Limit
+	if f.Keyset() {
+		limit++
 	}
 	page, err := scanConversations(ctx, q, conversationColumns+conversationFrom+` WHERE `+where+
-		` ORDER BY `+f.order(q.Dialect())+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
+		` ORDER BY `+f.order(q.Dialect())+` LIMIT ? OFFSET ?`, append(args, limit, f.Offset)...)
 	if err != nil {
-		return nil, 0, err
+		return Page{}, err
+	}
+	var next *Cursor
+	if f.Keyset() && len(page) > f.Limit {
+		page = page[:f.Limit]
+		c := cursorOf(page[len(page)-1], f.Desc)
+		next = &c
 	}
 	if err := complete(ctx, q, acct, page, f.View); err != nil {
-		return nil, 0, err
+		return Page{}, err
 	}
-	return page, total, nil
+	return Page{Conversations: page, Count: total, NextCursor: next}, nil
 }
 
 // Get returns one conversation of the account in full, or NOT_FOUND (also for
@@ -259,6 +306,7 @@ func scanConversations(ctx context.Context, q db.Querier, query string, args ...
 			cv.Sentiment = &sentiment.String
 		}
 		cv.CreatedAt, cv.UpdatedAt = Timestamp(db.Time(created)), Timestamp(db.Time(updated))
+		cv.updatedUS = updated
 		if lastMsg.Valid {
 			s := Timestamp(db.Time(lastMsg.Int64))
 			cv.LastMessageAt = &s

@@ -11,6 +11,15 @@ import (
 )
 
 // handleListConversations handles "GET /api/v2/public/chat/conversations".
+//
+// Beyond the contract: in the updated_at order (either direction) every
+// response carries next_cursor, and cursor=<next_cursor> continues strictly
+// after the last session of the previous page (keyset paging, no offset
+// drift). A cursor carries its order: it goes with offset 0 (or none) and
+// with its own sort_by (or none, which then means the cursor's); anything
+// else is a 422 on the conflicting parameter, and a cursor this endpoint
+// did not issue is a 422 value_error on cursor. An empty cursor= is "not
+// sent", as query builders emit empty parameters for unset fields.
 func (s *Server) handleListConversations(w http.ResponseWriter, r *http.Request) error {
 	rep := &valid.Report{}
 	q := rep.Query(r.URL.Query())
@@ -24,13 +33,28 @@ func (s *Server) handleListConversations(w http.ResponseWriter, r *http.Request)
 	f.IncludeUncategorized, _ = q.Bool("include_uncategorized")
 	f.Status, _ = q.Enum("status", chat.Statuses...)
 	f.Direction, _ = q.Enum("direction", chat.Directions...)
-	if sortBy, ok := q.Enum("sort_by", chat.SortValues()...); ok {
+	sortBy, sortSent := q.Enum("sort_by", chat.SortValues()...)
+	if sortSent {
 		f.SortBy, f.Desc = chat.ParseSort(sortBy)
 	} else {
 		f.SortBy, f.Desc = "created_at", true
 	}
 	f.Limit = int(q.IntDefault("limit", chat.DefaultLimit, 1, chat.MaxLimit))
 	f.Offset = int(q.IntDefault("offset", 0, 0, 1<<31-1))
+	if raw, ok := q.Str("cursor", 0); ok && raw != "" {
+		if c, err := chat.ParseCursor(raw); err != nil {
+			rep.Add([]any{"query", "cursor"}, "value_error", "Value error, "+err.Error())
+		} else {
+			f.After = &c
+			if f.Offset > 0 {
+				valid.InRange(rep, int64(f.Offset), 0, 0, "query", "offset")
+			}
+			if sortSent {
+				valid.Literal(rep, sortBy, []string{c.Order()}, "query", "sort_by")
+			}
+			f.SortBy, f.Desc = "updated_at", c.Desc
+		}
+	}
 	f.IncludeMessages = true
 	if v, ok := q.Bool("include_messages"); ok {
 		f.IncludeMessages = v
@@ -39,11 +63,19 @@ func (s *Server) handleListConversations(w http.ResponseWriter, r *http.Request)
 	if err := rep.Err(); err != nil {
 		return err
 	}
-	list, count, err := chat.List(r.Context(), s.db, accountFrom(r.Context()), f)
+	page, err := chat.ListPage(r.Context(), s.db, accountFrom(r.Context()), f)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": list, "count": count, "limit": f.Limit, "offset": f.Offset})
+	body := map[string]any{"status": "success", "data": page.Conversations, "count": page.Count, "limit": f.Limit, "offset": f.Offset}
+	if f.Keyset() {
+		var next any // null on the last page
+		if page.NextCursor != nil {
+			next = page.NextCursor.String()
+		}
+		body["next_cursor"] = next
+	}
+	writeJSON(w, http.StatusOK, body)
 	return nil
 }
 
