@@ -356,3 +356,21 @@ func TestIngestConcurrentOverlap(t *testing.T) {
 		}
 	})
 }
+
+// default_lead_value is written only when the client has no lead value.
+func TestIngestLeadValue(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		h := newHarness(t, store, "testdata/pipeline.yaml")
+		store.Exec(t.Context(), "UPDATE clients SET lead_value = 900 WHERE id = ?", h.acme().Clients["pedro"])
+		ingest(h, webNode, map[string]any{"clients": rows(
+			map[string]any{"phone_number": "+34600222333"}, // pedro, valued at 900
+			map[string]any{"phone_number": "+34688000001"}, // new
+		)}).must(t, 200)
+		var pedro, fresh float64
+		store.QueryRow(t.Context(), "SELECT k.lead_value FROM cards k WHERE k.client_id = ?", h.acme().Clients["pedro"]).Scan(&pedro)
+		store.QueryRow(t.Context(), "SELECT c.lead_value FROM clients c WHERE c.phone_national = '688000001'").Scan(&fresh)
+		if pedro != 900 || fresh != 150 {
+			t.Errorf("lead values: pedro's card %v (want his 900), new client %v (want the node's 150)", pedro, fresh)
+		}
+	})
+}

@@ -733,17 +733,30 @@ func (b *batch) writeTags(ctx context.Context) error {
 func (b *batch) placeRows(ctx context.Context) error {
 	var idx []int
 	var want []placement
-	var lead *float64
-	if b.node.leadValue > 0 {
-		v := b.node.leadValue
-		lead = &v
-	}
+	var valueless []int64 // clients that get the node's default lead value
 	for i, res := range b.results {
 		if res.Status == StatusFailed {
 			continue
 		}
+		// The node's default lead value is written only when the client has
+		// none; the card carries the client's value.
+		var lead *float64
+		if c := b.matched[i]; c != nil && c.LeadValue != nil {
+			lead = c.LeadValue
+		} else if b.node.leadValue > 0 {
+			v := b.node.leadValue
+			lead = &v
+			valueless = append(valueless, *res.ClientID)
+		}
 		idx = append(idx, i)
 		want = append(want, placement{clientID: *res.ClientID, leadValue: lead})
+	}
+	if len(valueless) > 0 {
+		in, args := db.In(valueless)
+		if _, err := b.tx.Exec(ctx, `UPDATE clients SET lead_value = ? WHERE account_id = ? AND lead_value IS NULL AND id IN `+in,
+			append([]any{b.node.leadValue, b.acct.ID}, args...)...); err != nil {
+			return fmt.Errorf("lead values: %w", err)
+		}
 	}
 	out, err := place(ctx, b.tx, b.acct, b.node.pipelineID, b.stage, want, placeOptions{
 		source: SourceAPI, automations: b.req.TriggerAutomations, assign: &b.node.assign, jobSource: "ingest",
