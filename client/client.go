@@ -108,7 +108,21 @@ type callOptions struct {
 	idempotencyKey string
 	requestID      string
 	header         http.Header
+	info           *CallInfo
 }
+
+// CallInfo describes how a call went (see WithCallInfo).
+type CallInfo struct {
+	StatusCode int    // the final answer's status (0 when none arrived)
+	RequestID  string // its X-Request-Id
+	Attempts   int    // how many times the request was sent
+	// Replayed is true when the answer is the stored response of an
+	// earlier request with the same Idempotency-Key.
+	Replayed bool
+}
+
+// WithCallInfo fills info when the call returns, successful or not.
+func WithCallInfo(info *CallInfo) CallOption { return func(o *callOptions) { o.info = info } }
 
 // WithIdempotencyKey sends an Idempotency-Key header (at most 255
 // characters): the server keeps the first answer (below 500) for 24 hours
@@ -195,6 +209,16 @@ func (c *Client) do(ctx context.Context, req request, out any, opts []CallOption
 			}
 		}
 		resp, err := c.http.Do(hreq)
+		if co.info != nil {
+			*co.info = CallInfo{Attempts: attempt, RequestID: co.requestID}
+			if resp != nil {
+				co.info.StatusCode = resp.StatusCode
+				co.info.Replayed = resp.Header.Get("Idempotent-Replayed") == "true"
+				if id := resp.Header.Get("X-Request-Id"); id != "" {
+					co.info.RequestID = id
+				}
+			}
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

@@ -345,9 +345,10 @@ func TestCalendar(t *testing.T) {
 			t.Fatalf("booking = %+v", b)
 		}
 		// The same key and body: the first answer, replayed; no second appointment.
-		replay := must[*client.Booking](t)(c.Book(ctx, req, client.WithIdempotencyKey("booking-1")))
-		if replay.Appointment.ID != b.Appointment.ID {
-			t.Fatalf("replayed booking %d, want %d", replay.Appointment.ID, b.Appointment.ID)
+		var info client.CallInfo
+		replay := must[*client.Booking](t)(c.Book(ctx, req, client.WithIdempotencyKey("booking-1"), client.WithCallInfo(&info), client.WithRequestID("trace-42")))
+		if replay.Appointment.ID != b.Appointment.ID || !info.Replayed || info.StatusCode != 200 || info.RequestID != "trace-42" || info.Attempts != 1 {
+			t.Fatalf("replayed booking %d (%+v), want %d", replay.Appointment.ID, info, b.Appointment.ID)
 		}
 		req.Notes = "changed"
 		_, err := c.Book(ctx, req, client.WithIdempotencyKey("booking-1"))
