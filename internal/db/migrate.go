@@ -2,8 +2,10 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"log/slog"
 	"strings"
@@ -52,7 +54,17 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
 	opts := []goose.ProviderOption{goose.WithAllowOutofOrder(true)}
 	if db.dialect.Engine == Postgres {
 		dialect = goose.DialectPostgres
-		locker, err := lock.NewPostgresSessionLocker()
+		// The lock only has to exclude instances migrating the same schema.
+		// Keyed on the schema, stores in other schemas of the database (one
+		// per test) never queue behind each other; a busy lock is retried
+		// every second instead of goose's five.
+		var schema sql.NullString
+		if err := db.sql.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		h := fnv.New64a()
+		h.Write([]byte("frontdesk/migrate/" + schema.String))
+		locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64())), lock.WithLockTimeout(1, 300))
 		if err != nil {
 			return err
 		}
