@@ -198,7 +198,7 @@ type (
 	}
 	paramView struct {
 		Name, In, Type, Constraints string
-		Required                    bool
+		Required, Additive          bool
 		Description                 template.HTML
 	}
 	bodyView struct {
@@ -218,11 +218,11 @@ type (
 		Examples    []exampleView
 	}
 	fieldView struct {
-		Depth             int
-		Name, Constraints string
-		Type              template.HTML
-		Required          bool
-		Description       template.HTML
+		Depth              int
+		Name, Constraints  string
+		Type               template.HTML
+		Required, Additive bool
+		Description        template.HTML
 	}
 	exampleView struct {
 		Name, Summary, JSON string
@@ -340,7 +340,7 @@ func (r *renderer) op(method, path string, op *object) opView {
 		sch := mapOf(pm.get("schema"))
 		req, _ := pm.get("required").(bool)
 		v.Params = append(v.Params, paramView{Name: str(pm.get("name")), In: str(pm.get("in")), Type: plainType(r, sch),
-			Constraints: constraints(sch), Required: req, Description: markdown(str(pm.get("description")))})
+			Constraints: constraints(sch), Required: req, Additive: pm.get("x-additive") == true, Description: markdown(str(pm.get("description")))})
 	}
 	if rb := r.resolve(mapOf(op.get("requestBody"))); rb != nil {
 		mt := mapOf(mapOf(rb.get("content")).get("application/json"))
@@ -429,7 +429,7 @@ func (r *renderer) fields(sch *object, depth int, prefix string) []fieldView {
 	for _, name := range props.Keys() {
 		p := mapOf(props.get(name))
 		out = append(out, fieldView{Depth: depth, Name: prefix + name, Type: r.typeOf(p), Required: required[name],
-			Constraints: constraints(p), Description: markdown(str(p.get("description")))})
+			Additive: p.get("x-additive") == true, Constraints: constraints(p), Description: markdown(str(p.get("description")))})
 		switch items := mapOf(p.get("items")); {
 		case p.has("$ref"):
 		case p.has("properties"):

@@ -642,7 +642,7 @@ func TestOpenAPIServed(t *testing.T) {
 			}
 		}
 		for _, want := range []string{"INGEST_ROLLED_BACK", "Idempotency-Key", "not_found_client_ids", "IngestRowResult",
-			"<code>valid_*_names</code>", "<strong>a 500 may be retried</strong>", "appointment.booked"} {
+			"<code>valid_*_names</code>", "<strong>a 500 may be retried</strong>", "appointment.booked", `class="add">additive`} {
 			if !strings.Contains(html, want) {
 				t.Errorf("/docs does not mention %s", want)
 			}
