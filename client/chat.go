@@ -86,6 +86,10 @@ type ConversationFilter struct {
 	Limit, Offset         int   // limit 1..50, default 20
 	IncludeMessages       *bool // default true
 	MaxMessagesPerSession int   // 1..2000, default 500
+	// Cursor continues an updated_at walk after the page whose NextCursor
+	// it is (additive): pages cannot drift when conversations change
+	// meanwhile. Use it with Offset 0 and the same filters.
+	Cursor string
 }
 
 func (f ConversationFilter) query() url.Values {
@@ -106,22 +110,34 @@ func (f ConversationFilter) query() url.Values {
 	q.int("offset", int64(f.Offset))
 	q.boolPtr("include_messages", f.IncludeMessages)
 	q.int("max_messages_per_session", int64(f.MaxMessagesPerSession))
+	q.str("cursor", f.Cursor)
 	return url.Values(q)
 }
 
+// ConversationPage is one page of conversations.
+type ConversationPage struct {
+	Page[Conversation]
+	// NextCursor is set in the updated_at orders (additive): pass it as
+	// ConversationFilter.Cursor for the next page; nil on the last page.
+	NextCursor *string `json:"next_cursor"`
+}
+
 // ListConversations lists one page of conversations.
-func (c *Client) ListConversations(ctx context.Context, f ConversationFilter, opts ...CallOption) (*Page[Conversation], error) {
-	var out Page[Conversation]
+func (c *Client) ListConversations(ctx context.Context, f ConversationFilter, opts ...CallOption) (*ConversationPage, error) {
+	var out ConversationPage
 	if err := c.do(ctx, request{method: http.MethodGet, path: "/chat/conversations", query: f.query()}, &out, opts); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// Conversations iterates over every conversation matching f from f.Offset
-// on, page by page (f.Limit per page, default 50). For incremental sync,
-// set UpdatedAfter to the newest updated_at seen and SortBy "updated_at".
-// The iteration stops at the first error, which it yields.
+// Conversations iterates over every conversation matching f, page by page
+// (f.Limit per page, default 50). In the updated_at orders it follows the
+// server's next_cursor, so conversations updated during the walk are never
+// skipped (one updated mid-walk comes again at the end of an ascending
+// walk); in other orders it pages by offset from f.Offset. For incremental
+// sync, set UpdatedAfter to the newest updated_at seen and SortBy
+// "updated_at". The iteration stops at the first error, which it yields.
 func (c *Client) Conversations(ctx context.Context, f ConversationFilter, opts ...CallOption) iter.Seq2[Conversation, error] {
 	return func(yield func(Conversation, error) bool) {
 		if f.Limit == 0 {
@@ -137,6 +153,13 @@ func (c *Client) Conversations(ctx context.Context, f ConversationFilter, opts .
 				if !yield(conv, nil) {
 					return
 				}
+			}
+			if page.NextCursor != nil || f.Cursor != "" {
+				if page.NextCursor == nil || len(page.Data) == 0 {
+					return
+				}
+				f.Cursor, f.Offset = *page.NextCursor, 0
+				continue
 			}
 			f.Offset += len(page.Data)
 			if len(page.Data) == 0 || f.Offset >= page.Count {

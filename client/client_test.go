@@ -278,7 +278,7 @@ func TestChat(t *testing.T) {
 		ctx := context.Background()
 		session := e.ids.Conversations["c1"]
 
-		page := must[*client.Page[client.Conversation]](t)(c.ListConversations(ctx, client.ConversationFilter{Search: "garcía"}))
+		page := must[*client.ConversationPage](t)(c.ListConversations(ctx, client.ConversationFilter{Search: "garcía"}))
 		if page.Count != 1 || page.Limit != 20 {
 			t.Fatalf("conversations = %+v", page)
 		}
@@ -288,7 +288,10 @@ func TestChat(t *testing.T) {
 			*conv.Sentiment != "positive" || conv.Disposition.Name != "Booked" {
 			t.Fatalf("conversation = %+v", conv)
 		}
-		browse := must[*client.Page[client.Conversation]](t)(c.ListConversations(ctx, client.ConversationFilter{IncludeMessages: client.Ptr(false)}))
+		browse := must[*client.ConversationPage](t)(c.ListConversations(ctx, client.ConversationFilter{IncludeMessages: client.Ptr(false)}))
+		if browse.NextCursor != nil {
+			t.Fatalf("next_cursor outside the updated_at order: %v", *browse.NextCursor)
+		}
 		if browse.Data[0].Messages != nil || browse.Data[0].MessageCount != 4 {
 			t.Fatalf("metadata-only browse = %+v", browse.Data[0])
 		}
@@ -303,6 +306,10 @@ func TestChat(t *testing.T) {
 			t.Fatalf("iterated %v", seen)
 		}
 
+		// Many conversations, walked by cursor in the updated_at order while
+		// one of them is updated mid-walk: none is skipped.
+		walkConversations(t, e, c)
+
 		msgs := must[*client.MessagePage](t)(c.ListMessages(ctx, session, client.MessageFilter{Limit: 2, Order: "desc"}))
 		if msgs.Count != 4 || len(msgs.Data) != 2 || msgs.Data[0].Content != "(sent from phone)" || len(msgs.Participants.Users) != 1 {
 			t.Fatalf("messages = %+v", msgs)
@@ -314,6 +321,46 @@ func TestChat(t *testing.T) {
 			t.Fatalf("422 = %+v", verr.Validation)
 		}
 	})
+}
+
+// walkConversations adds 25 conversations, walks them 4 per page in the
+// updated_at order with the iterator (cursor paging), and appends a message
+// to an already-seen one during the walk: every conversation is seen, and
+// the updated one again at the end.
+func walkConversations(t *testing.T, e *env, c *client.Client) {
+	t.Helper()
+	var yaml strings.Builder
+	yaml.WriteString("account: {slug: acme, name: Acme Clinic, timezone: Europe/Madrid, default_region: ES}\nconversations:\n")
+	for i := range 25 {
+		fmt.Fprintf(&yaml, "  - {key: w%d, customer_phone_number: \"+3461100%04d\", status: new, direction: inbound, created_at: \"2026-02-%02dT10:00:00Z\",\n     messages: [{from: client, content: hi, timestamp: \"2026-02-%02dT10:00:00Z\"}]}\n", i, i, i%28+1, i%28+1)
+	}
+	res, err := (&workspace.Applier{DB: e.db, Now: func() time.Time { return testNow }}).Apply(context.Background(), []byte(yaml.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := httpapi.NewServer(httpapi.Config{DB: e.db, Clock: clock.NewFake(testNow.Add(time.Hour)), AdminToken: "admin",
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	seen := map[int64]int{}
+	n := 0
+	for conv, err := range c.Conversations(context.Background(), client.ConversationFilter{SortBy: "updated_at", Limit: 4, IncludeMessages: client.Ptr(false)}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[conv.SessionID]++
+		if n++; n == 6 { // update a conversation the walk has already passed
+			req := httptest.NewRequest("POST", fmt.Sprintf("/api/v2/admin/workspaces/acme/conversations/%d/messages", res.IDs.Conversations["w0"]),
+				strings.NewReader(`{"from": "client", "content": "again"}`))
+			req.Header.Set("Authorization", "Bearer admin")
+			rec := httptest.NewRecorder()
+			admin.ServeHTTP(rec, req)
+			if rec.Code != 200 {
+				t.Fatalf("append: %d %s", rec.Code, rec.Body)
+			}
+		}
+	}
+	if len(seen) != 26 || seen[res.IDs.Conversations["w0"]] != 2 {
+		t.Fatalf("walk saw %d conversations (w0 %d times), want 26 and 2", len(seen), seen[res.IDs.Conversations["w0"]])
+	}
 }
 
 func TestCalendar(t *testing.T) {
