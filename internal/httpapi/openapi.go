@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -33,8 +34,26 @@ func OpenAPI() []byte { return bytes.Clone(openapiJSON) }
 
 // handleOpenAPI handles "GET /api/v2/public/openapi.json" (no key needed).
 func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) error {
-	serveStatic(w, r, "application/json", openapiJSON, openapiETag)
+	serveStatic(w, r, "application/json", openapiJSON, openapiGzip(), openapiETag)
 	return nil
+}
+
+// The document and the page compress about tenfold; both are compressed
+// once.
+var (
+	openapiGzip = sync.OnceValue(func() []byte { return gzipped(openapiJSON) })
+	docsGzip    = sync.OnceValue(func() []byte {
+		page, _ := docsPage()
+		return gzipped(page)
+	})
+)
+
+func gzipped(b []byte) []byte {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw.Write(b)
+	zw.Close()
+	return buf.Bytes()
 }
 
 // handleDocs handles "GET /docs": a self-contained HTML reference rendered
@@ -44,15 +63,24 @@ func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	serveStatic(w, r, "text/html; charset=utf-8", page, openapiETag)
+	serveStatic(w, r, "text/html; charset=utf-8", page, docsGzip(), openapiETag)
 	return nil
 }
 
-func serveStatic(w http.ResponseWriter, r *http.Request, ctype string, body []byte, etag string) {
+// serveStatic serves body (or its gzip form to a client that accepts it)
+// with an ETag, answering a matching If-None-Match with 304.
+func serveStatic(w http.ResponseWriter, r *http.Request, ctype string, body, gz []byte, etag string) {
 	w.Header().Set("Content-Type", ctype)
-	w.Header().Set("ETag", etag)
 	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("Vary", "Accept-Encoding")
+	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		body = gz
+		etag = strings.TrimSuffix(etag, `"`) + `-gz"`
+		w.Header().Set("Content-Encoding", "gzip")
+	}
+	w.Header().Set("ETag", etag)
 	if r.Header.Get("If-None-Match") == etag {
+		w.Header().Del("Content-Encoding")
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}

@@ -14,6 +14,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -23,6 +24,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -653,6 +655,20 @@ func TestOpenAPIServed(t *testing.T) {
 			}
 		}
 
+		// Compressed for clients that accept it.
+		zreq := httptest.NewRequest("GET", "/api/v2/public/openapi.json", nil)
+		zreq.Header.Set("Accept-Encoding", "gzip")
+		zrec := httptest.NewRecorder()
+		h.srv.ServeHTTP(zrec, zreq)
+		zr, err := gzip.NewReader(zrec.Body)
+		if err != nil {
+			t.Fatalf("gzip: %v (Content-Encoding %q)", err, zrec.Header().Get("Content-Encoding"))
+		}
+		unzipped, _ := io.ReadAll(zr)
+		if zrec.Header().Get("Content-Encoding") != "gzip" || !bytes.Equal(unzipped, httpapi.OpenAPI()) {
+			t.Error("gzip answer differs from the document")
+		}
+
 		// Conditional GET.
 		req := httptest.NewRequest("GET", "/docs", nil)
 		req.Header.Set("If-None-Match", page.Header.Get("ETag"))
@@ -779,4 +795,29 @@ func TestContractSweep(t *testing.T) {
 			}
 		}
 	})
+}
+
+// BenchmarkContractCheck measures the harness hook on the largest response
+// shape: a 500-row ingest answer.
+func BenchmarkContractCheck(b *testing.B) {
+	c := mustContract(b)
+	ex := c.at("/paths/~1api~1v2~1public~1leadflow~1ingest~1{input_node_uuid}~1batch/post/responses/200/content/application~1json/examples/mixed/value").(map[string]any)
+	rows := ex["results"].([]any)
+	big := map[string]any{}
+	for k, v := range ex {
+		big[k] = v
+	}
+	results := make([]any, 500)
+	for i := range results {
+		results[i] = rows[i%len(rows)]
+	}
+	big["results"] = results
+	body, _ := json.Marshal(big)
+	header := http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"x"}}
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, err := c.check("POST", "/api/v2/public/leadflow/ingest/0b7d6c52-5a52-4c1e-9a57-6f4a0f1f3a01/batch", 200, header, body); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
