@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frontdesk/frontdesk/internal/chat"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
@@ -40,12 +41,17 @@ func BenchmarkChatHistory(b *testing.B) {
 			b.Logf("%s: loaded %d conversations and %d messages in %s", e, h.conversations, h.messages, time.Since(start).Round(time.Second))
 			srv := httpapi.NewServer(httpapi.Config{DB: store, Clock: clock.System{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			watermark := h.updatedAt(9_000).Format(time.RFC3339Nano)
+			// A cursor 9,000 sessions deep (just before session 9,000's
+			// updated_at): the same page as offset=9000, without the scan.
+			deep := chat.Cursor{UpdatedAt: db.Micros(h.updatedAt(9_000)) - 1, SessionID: 1}.String()
 			for _, c := range []struct{ name, query string }{
 				// status=new and inbound: every tenth conversation, one in ten
 				// of them with 2,080 messages (cut at 500).
 				{"filtered_page_50_with_transcripts", "status=new&direction=inbound&created_after=2025-03-01T00:00:00Z&limit=50"},
 				{"incremental_sync_page_50", "updated_after=" + url.QueryEscape(watermark) + "&sort_by=updated_at&limit=50&offset=100"},
 				{"search_by_name_page_50", "search=" + url.QueryEscape("garcía") + "&sort_by=client_name&limit=50"},
+				{"deep_offset_9000_without_messages_50", "sort_by=updated_at&include_messages=false&limit=50&offset=9000"},
+				{"deep_cursor_9000_without_messages_50", "sort_by=updated_at&include_messages=false&limit=50&cursor=" + deep},
 				{"browse_without_messages_50", fmt.Sprintf("disposition_tag_ids=%d&include_uncategorized=true&include_messages=false&limit=50&offset=2000", h.ids.DispositionTags["won"])},
 			} {
 				b.Run(c.name, func(b *testing.B) {
