@@ -61,6 +61,8 @@ Usage:
   frontdesk webhooks deliveries --account SLUG [--json]  outbound webhook deliveries and their attempts
   frontdesk chat import --account SLUG -f FILE.jsonl  load conversations (one per line, idempotent by key)
   frontdesk import pipeline|waitlist -f FILE.csv ...  CSV import through the public API (--node UUID | --waitlist ID)
+  frontdesk bench [--db DSN] [--sizes 0,100k,1M] [--messages 10k,1M] [--out FILE]  measure against the raw floor
+  frontdesk bench load --addr HOST:PORT [--duration 60s] [--pid PID]  load run against a running server
   frontdesk migrate                                  bring the schema up to date
   frontdesk version
 
@@ -98,6 +100,8 @@ func run(ctx context.Context, args []string, env *Env) int {
 		err = cmdImport(ctx, args[1:], env)
 	case "webhooks":
 		err = cmdWebhooks(ctx, args[1:], env)
+	case "bench":
+		err = cmdBench(ctx, args[1:], env)
 	case "version":
 		fmt.Fprintln(env.Stdout, "frontdesk", buildVersion())
 	default:

@@ -1,0 +1,210 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Targets of issue 10, as ratios within one run.
+const (
+	floorTarget  = 3.0 // ingest ≤ 3x the raw floor
+	floorStretch = 1.5 // stretch goal
+	sizeTarget   = 1.5 // a batch at the largest size ≤ 1.5x its cost at the smallest
+	chatTarget   = 2.0 // the chat page at the most messages ≤ 2x at the fewest
+)
+
+var ingestMeasurements = []string{mIngestNew, mIngestUpdate, mIngestMixed}
+var batchMeasurements = []string{mIngestNew, mIngestUpdate, mIngestMixed, mWaitlist}
+
+// Markdown renders the report: the figures per size, their growth, the chat
+// page, and PASS/MISS per target.
+func (rep *Report) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s — `frontdesk bench`, %s\n\n", rep.Version, rep.Started.UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(&b, "- Machine: %d CPUs, %s; load average (1, 5, 15 min) %s at the start, %s at the end.\n", rep.CPUs, rep.GoVersion, rep.LoadBefore, rep.LoadAfter)
+	fmt.Fprintf(&b, "- Database: %s. Run time %s.\n", rep.Database, rep.Elapsed.Round(time.Second))
+	fmt.Fprintf(&b, "- Every request goes through the real HTTP handler in process (`httpapi.NewServer`, httptest recorder, no network). "+
+		"Per level: one untimed round, then %d timed rounds with the measurements interleaved; after each round the rows it created are deleted. "+
+		"Figures are median ms (p90 ms); services is read %d times per round.\n\n", rep.Iterations, servicesPerRound)
+
+	if len(rep.Levels) > 0 {
+		b.WriteString("### By stored clients\n\n| measurement |")
+		for _, lv := range rep.Levels {
+			fmt.Fprintf(&b, " %s clients |", thousands(lv.Stated))
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---:|", len(rep.Levels)) + "\n")
+		for _, name := range clientMeasurements {
+			fmt.Fprintf(&b, "| %s |", titles[name])
+			for _, lv := range rep.Levels {
+				s := lv.Stats[name]
+				fmt.Fprintf(&b, " %s (%s)", num(s.Median), num(s.P90))
+				if isIngest(name) {
+					fmt.Fprintf(&b, " · **%.2f×** floor", ratio(s.Median, lv.Stats[mFloor].Median))
+				}
+				b.WriteString(" |")
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("| clients stored when the rounds began |")
+		for _, lv := range rep.Levels {
+			fmt.Fprintf(&b, " %s |", thousands(lv.Stored))
+		}
+		b.WriteString("\n| bulk load to reach the level |")
+		for _, lv := range rep.Levels {
+			if lv.Loaded == 0 {
+				b.WriteString(" — |")
+				continue
+			}
+			fmt.Fprintf(&b, " %s clients in %s (%s/s) |", thousands(lv.Loaded), lv.LoadTime.Round(100*time.Millisecond), thousands(int(float64(lv.Loaded)/lv.LoadTime.Seconds())))
+		}
+		b.WriteString("\n\n")
+
+		if len(rep.Levels) > 1 {
+			base := rep.Levels[0]
+			fmt.Fprintf(&b, "Growth of each median from %s clients:\n\n| measurement |", thousands(base.Stated))
+			for _, lv := range rep.Levels[1:] {
+				fmt.Fprintf(&b, " at %s |", thousands(lv.Stated))
+			}
+			b.WriteString("\n|---|" + strings.Repeat("---:|", len(rep.Levels)-1) + "\n")
+			for _, name := range clientMeasurements {
+				fmt.Fprintf(&b, "| %s |", titles[name])
+				for _, lv := range rep.Levels[1:] {
+					fmt.Fprintf(&b, " %.2f× |", ratio(lv.Stats[name].Median, base.Stats[name].Median))
+				}
+				b.WriteString("\n")
+			}
+			b.WriteString("\n")
+		}
+	}
+
+	if len(rep.Chat) > 0 {
+		b.WriteString("### Chat page by stored messages\n\nThe page is 50 conversations of 500 messages each (25,000 messages, the newest conversations of the account); " +
+			"the level is the number of messages in the other, older conversations (80 messages each, six in seven from a stored client).\n\n| measurement |")
+		for _, lv := range rep.Chat {
+			fmt.Fprintf(&b, " %s messages |", thousands(lv.Stated))
+		}
+		if len(rep.Chat) > 1 {
+			b.WriteString(" growth |")
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---:|", len(rep.Chat)))
+		if len(rep.Chat) > 1 {
+			b.WriteString("---:|")
+		}
+		b.WriteString("\n")
+		for _, name := range chatMeasurements {
+			fmt.Fprintf(&b, "| %s |", titles[name])
+			for _, lv := range rep.Chat {
+				s := lv.Stats[name]
+				fmt.Fprintf(&b, " %s (%s) |", num(s.Median), num(s.P90))
+			}
+			if len(rep.Chat) > 1 {
+				fmt.Fprintf(&b, " %.2f× |", ratio(rep.Chat[len(rep.Chat)-1].Stats[name].Median, rep.Chat[0].Stats[name].Median))
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("| messages stored in all |")
+		for _, lv := range rep.Chat {
+			fmt.Fprintf(&b, " %s |", thousands(lv.Stored))
+		}
+		if len(rep.Chat) > 1 {
+			b.WriteString(" |")
+		}
+		b.WriteString("\n\n")
+	}
+
+	b.WriteString("### Targets (issue 10)\n\n| target | measured | result |\n|---|---:|---|\n")
+	for _, t := range rep.Targets() {
+		fmt.Fprintf(&b, "| %s | %.2f× | %s |\n", t.Name, t.Value, t.Result())
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// Target is one checked target.
+type Target struct {
+	Name    string
+	Value   float64
+	Limit   float64
+	Stretch float64 // 0: none
+}
+
+// Met reports whether the target is met.
+func (t Target) Met() bool { return t.Value <= t.Limit }
+
+// Result is "PASS", "MISS by 23 %", with the stretch goal when there is one.
+func (t Target) Result() string {
+	s := "**PASS**"
+	if !t.Met() {
+		s = fmt.Sprintf("**MISS** by %.0f %%", (t.Value/t.Limit-1)*100)
+	}
+	if t.Stretch > 0 {
+		if t.Value <= t.Stretch {
+			s += ", stretch met"
+		} else {
+			s += fmt.Sprintf(", stretch %.1f× missed", t.Stretch)
+		}
+	}
+	return s
+}
+
+// Targets evaluates issue 10's targets on the report.
+func (rep *Report) Targets() []Target {
+	var out []Target
+	for _, lv := range rep.Levels {
+		for _, name := range ingestMeasurements {
+			out = append(out, Target{Name: fmt.Sprintf("%s ≤ %.0f× raw floor, at %s clients", titles[name], floorTarget, thousands(lv.Stated)),
+				Value: ratio(lv.Stats[name].Median, lv.Stats[mFloor].Median), Limit: floorTarget, Stretch: floorStretch})
+		}
+	}
+	if n := len(rep.Levels); n > 1 {
+		first, last := rep.Levels[0], rep.Levels[n-1]
+		for _, name := range batchMeasurements {
+			out = append(out, Target{Name: fmt.Sprintf("%s at %s clients ≤ %.1f× its cost at %s", titles[name], thousands(last.Stated), sizeTarget, thousands(first.Stated)),
+				Value: ratio(last.Stats[name].Median, first.Stats[name].Median), Limit: sizeTarget})
+		}
+	}
+	if n := len(rep.Chat); n > 1 {
+		first, last := rep.Chat[0], rep.Chat[n-1]
+		for _, name := range chatMeasurements {
+			out = append(out, Target{Name: fmt.Sprintf("%s at %s messages ≤ %.0f× its cost at %s", titles[name], thousands(last.Stated), chatTarget, thousands(first.Stated)),
+				Value: ratio(last.Stats[name].Median, first.Stats[name].Median), Limit: chatTarget})
+		}
+	}
+	return out
+}
+
+func isIngest(name string) bool {
+	for _, n := range ingestMeasurements {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+func ratio(a, b time.Duration) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// num is a duration in milliseconds, without the unit.
+func num(d time.Duration) string { return strings.TrimSuffix(ms(d), " ms") }
+
+// thousands formats n with comma separators.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
