@@ -211,9 +211,7 @@ func (s *Server) handleIngestBatch(w http.ResponseWriter, r *http.Request) error
 	if err := checkDefaults(req.Defaults); err != nil {
 		return err
 	}
-	for i, m := range rows {
-		req.Rows = append(req.Rows, pipeline.ParseRow(i, m, req.Defaults))
-	}
+	req.Rows = pipeline.ParseRows(rows, req.Defaults)
 	res, err := s.ingester.Ingest(r.Context(), accountFrom(r.Context()), req, s.clock.Now())
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"encoding/json"
 	"net/mail"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -220,4 +221,32 @@ func sameJSON(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+// ParseRows reads a batch's rows, spreading the work over the CPUs: phone
+// normalisation is the costliest step of a batch outside the database, and
+// rows are independent.
+func ParseRows(raw []map[string]any, defaults Defaults) []Row {
+	out := make([]Row, len(raw))
+	workers := min(runtime.GOMAXPROCS(0), (len(raw)+63)/64)
+	if workers <= 1 {
+		for i, m := range raw {
+			out[i] = ParseRow(i, m, defaults)
+		}
+		return out
+	}
+	var wg sync.WaitGroup
+	per := (len(raw) + workers - 1) / workers
+	for start := 0; start < len(raw); start += per {
+		end := min(start+per, len(raw))
+		wg.Add(1)
+		go func(start, end int) {
+			defer wg.Done()
+			for i := start; i < end; i++ {
+				out[i] = ParseRow(i, raw[i], defaults)
+			}
+		}(start, end)
+	}
+	wg.Wait()
+	return out
 }
