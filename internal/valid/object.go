@@ -88,11 +88,17 @@ func (o *Object) Str(name string, max int) (string, bool) {
 	return String(o.r, v, max, o.Loc(name)...)
 }
 
-// String checks that v is a string of at most max characters.
+// String checks that v is a string of at most max characters. A NUL
+// character or invalid UTF-8 (possible in a query string) is refused like a
+// wrong type: PostgreSQL cannot store either, and no field needs them.
 func String(r *Report, v any, max int, at ...any) (string, bool) {
 	s, ok := v.(string)
 	if !ok {
 		r.Add(at, "string_type", "Input should be a valid string")
+		return "", false
+	}
+	if strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s) {
+		r.Add(at, "string_type", "Input should be a valid string: NUL characters and invalid UTF-8 are not allowed")
 		return "", false
 	}
 	if max > 0 && utf8.RuneCountInString(s) > max {

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -73,7 +74,9 @@ func ParseJSON(data []byte) (any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, Error{{Loc: []any{"body"}, Type: "json_invalid", Msg: "JSON decode error: " + err.Error()}}
 	}
-	if dec.More() {
+	// Only white space may follow the document. (dec.More would accept a
+	// stray closing bracket: `{} }`.)
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, Error{{Loc: []any{"body"}, Type: "json_invalid", Msg: "JSON decode error: unexpected data after the document"}}
 	}
 	return v, nil
