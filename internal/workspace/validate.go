@@ -1,10 +1,13 @@
 package workspace
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/mail"
 	"net/url"
+	"reflect"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -137,6 +140,7 @@ func Validate(f *File, known *Known) error {
 		known = &Known{}
 	}
 	c := &checker{}
+	nulStrings(c, "", reflect.ValueOf(f).Elem())
 	a := f.Account
 	switch {
 	case a.Slug == "":
@@ -369,6 +373,10 @@ func Validate(f *File, known *Known) error {
 				c.addf(path+".data", "key %q must have 1 to 100 characters", k)
 			}
 		}
+		// YAML allows what JSON cannot hold (the data is stored as JSON).
+		if _, err := json.Marshal(cl.Data); err != nil {
+			c.addf(path+".data", "cannot be stored as JSON: nested keys must be strings and numbers finite")
+		}
 		for j, t := range cl.Tags {
 			c.required(fmt.Sprintf("%s.tags[%d]", path, j), t)
 		}
@@ -400,6 +408,42 @@ func Validate(f *File, known *Known) error {
 		return &Error{Problems: c.problems}
 	}
 	return nil
+}
+
+// nulStrings reports every string of the file that holds a NUL character
+// (YAML "\0", JSON "\u0000"): PostgreSQL cannot store one, and no field
+// needs it.
+func nulStrings(c *checker, path string, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			nulStrings(c, path, v.Elem())
+		}
+	case reflect.String:
+		if strings.IndexByte(v.String(), 0) >= 0 {
+			c.addf(path, "must not contain the NUL character")
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
+			if path != "" {
+				name = path + "." + name
+			}
+			nulStrings(c, name, v.Field(i))
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			nulStrings(c, fmt.Sprintf("%s[%d]", path, i), v.Index(i))
+		}
+	case reflect.Map:
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+		for _, k := range keys {
+			at := fmt.Sprintf("%s.%v", path, k)
+			nulStrings(c, at, k)
+			nulStrings(c, at, v.MapIndex(k))
+		}
+	}
 }
 
 // checkConversation validates one conversation (shared with chat import).
