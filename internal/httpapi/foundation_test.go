@@ -123,6 +123,10 @@ func TestAuthentication(t *testing.T) {
 				}
 			})
 		}
+		// Only GET of the OpenAPI document is public.
+		if res := do(t, s, "POST", "/api/v2/public/openapi.json", "", ""); res.status != 401 {
+			t.Errorf("POST openapi.json without a key = %d, want 401", res.status)
+		}
 		// Operational endpoints need no key.
 		for _, path := range []string{"/healthz", "/readyz", "/metrics"} {
 			if res := do(t, s, "GET", path, "", ""); res.status != 200 {

@@ -151,7 +151,8 @@ func bearer(r *http.Request) (string, bool) {
 // the contract's order of checks asks.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasPrefix(r.URL.Path, publicPrefix+"/") || r.URL.Path == publicPrefix+"/openapi.json" {
+		openDoc := r.URL.Path == publicPrefix+"/openapi.json" && (r.Method == http.MethodGet || r.Method == http.MethodHead)
+		if !strings.HasPrefix(r.URL.Path, publicPrefix+"/") || openDoc {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -21,11 +21,12 @@ const (
 	SourceDashboard = "dashboard"
 )
 
-// User is an assignee.
+// User is an assignee; Email is null when the user has none (as in chat's
+// assigned_users).
 type User struct {
-	ID    int64  `json:"id"`
-	Name  string `json:"name"`
-	Email string `json:"email"`
+	ID    int64   `json:"id"`
+	Name  string  `json:"name"`
+	Email *string `json:"email"`
 }
 
 // CardView is one client of a pipeline as listed (decisions.md §4).
@@ -91,7 +92,11 @@ func ListClients(ctx context.Context, q db.Querier, acct account.Account, pipeli
 		}
 		v.AssignedUsers = []User{}
 		if uid.Valid {
-			v.AssignedUsers = append(v.AssignedUsers, User{ID: uid.Int64, Name: uname.String, Email: uemail.String})
+			u := User{ID: uid.Int64, Name: uname.String}
+			if uemail.String != "" {
+				u.Email = &uemail.String
+			}
+			v.AssignedUsers = append(v.AssignedUsers, u)
 		}
 		v.ClientID = cl.ID
 		v.Client = cl.Summary()
