@@ -1,0 +1,528 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/db/dbtest"
+)
+
+var faultTrials = flag.Int("fault-trials", 1, "rounds of the concurrency and several-instance fault tests (the long version uses 50)")
+
+const (
+	acmeNode   = "0b7d6c52-5a52-4c1e-9a57-6f4a0f1f3a01"
+	ingestPath = "/api/v2/public/leadflow/ingest/" + acmeNode + "/batch"
+)
+
+// startServe starts `frontdesk serve` in a child process with extra flags
+// (the job worker runs unless they say --worker=false) and stops it when the
+// test ends.
+func startServe(t *testing.T, dsn, addr string, extra ...string) *exec.Cmd {
+	t.Helper()
+	args := append([]string{"serve", "--db", dsn, "--addr", addr}, extra...)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "FRONTDESK_CHILD_ARGS="+strings.Join(args, "\x1f"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	})
+	for i := 0; i < 400; i++ {
+		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+			resp.Body.Close()
+			return cmd
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatal("child server did not start")
+	return nil
+}
+
+// sent is one batch request and its answer.
+type sent struct {
+	kind       string // "waitlist" or "ingest"
+	server     int
+	phones     []string
+	status     int
+	body       map[string]any
+	start, end time.Time
+}
+
+// phoneSet returns the E.164 phones [from, to) of a set: Spanish mobile
+// numbers 6<set, 3 digits><i, 5 digits>, so sets never share a number. Sets
+// start at 100: the fixture's clients are 600...
+func phoneSet(set, from, to int) []string {
+	var out []string
+	for i := from; i < to; i++ {
+		out = append(out, fmt.Sprintf("+346%03d%05d", set, i))
+	}
+	return out
+}
+
+// setPrefix is the LIKE pattern of a set's national numbers.
+func setPrefix(set int) string { return fmt.Sprintf("6%03d%%", set) }
+
+func waitlistBody(listID, serviceID int64, phones []string) []byte {
+	rows := make([]map[string]any, len(phones))
+	for i, p := range phones {
+		rows[i] = map[string]any{"phone": p, "first_name": "Overlap", "service_ids": []int64{serviceID}}
+	}
+	b, _ := json.Marshal(map[string]any{"waitlist_id": listID, "entries": rows})
+	return b
+}
+
+func ingestBody(phones []string) []byte {
+	rows := make([]map[string]any, len(phones))
+	for i, p := range phones {
+		rows[i] = map[string]any{"phone_number": p, "first_name": "Overlap", "external_id": p}
+	}
+	b, _ := json.Marshal(map[string]any{"clients": rows})
+	return b
+}
+
+// Concurrent waiting-list and ingest batches with overlapping phones, from
+// several goroutines against one server and, on PostgreSQL, against two
+// server processes on one database: every request succeeds (no deadlock or
+// unique-key race surfaces as a 500), no client is duplicated, no row is
+// lost, and the answers account for every client and entry written.
+func TestConcurrentBatchesOverlappingPhones(t *testing.T) {
+	for _, e := range []db.Engine{db.SQLite, db.Postgres} {
+		t.Run(string(e), func(t *testing.T) {
+			servers := 1
+			if e == db.Postgres {
+				servers = 2
+			}
+			dsn := dbtest.DSN(t, e)
+			ids := applyAcme(t, dsn)
+			listID, serviceID := ids.Waitlists["main"], ids.Services["cleaning"]
+			store, err := db.Open(context.Background(), dsn, db.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.Close()
+			var addrs []string
+			for i := 0; i < servers; i++ {
+				addrs = append(addrs, freeAddr(t))
+				startServe(t, dsn, addrs[i], "--worker=false")
+			}
+			for round := 0; round < *faultTrials; round++ {
+				overlapRound(t, store, addrs, listID, serviceID, round)
+			}
+		})
+	}
+}
+
+func overlapRound(t *testing.T, store *db.DB, addrs []string, listID, serviceID int64, round int) {
+	t.Helper()
+	ctx := context.Background()
+	// Four goroutines, two batches each, windows of 150 phones sliding over
+	// a pool of 300: every phone is sent by two to four batches, waiting-list
+	// and ingest ones alike, in a random order.
+	var (
+		wg  sync.WaitGroup
+		mu  sync.Mutex
+		all []*sent
+	)
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; k < 2; k++ {
+				from := (g*50 + k*25 + rand.IntN(10)) % 150
+				s := &sent{kind: "waitlist", server: (g + k) % len(addrs), phones: phoneSet(100+round, from, from+150)}
+				body, path := waitlistBody(listID, serviceID, s.phones), waitlistBatchPath
+				if g%2 == 1 {
+					s.kind, body, path = "ingest", ingestBody(s.phones), ingestPath
+				}
+				var err error
+				s.start = time.Now()
+				s.status, s.body, err = post(addrs[s.server], path, body)
+				s.end = time.Now()
+				if err != nil {
+					t.Errorf("%s batch: %v", s.kind, err)
+				}
+				mu.Lock()
+				all = append(all, s)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+
+	prefix := setPrefix(100 + round)
+	waitlistPhones, ingestPhones, everyPhone := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	reportedClients, reportedEntries := 0, 0
+	for _, s := range all {
+		if s.status != 200 {
+			t.Fatalf("round %d: %s batch on server %d answered %d: %v", round, s.kind, s.server, s.status, s.body)
+		}
+		for _, p := range s.phones {
+			everyPhone[p] = true
+			if s.kind == "waitlist" {
+				waitlistPhones[p] = true
+			} else {
+				ingestPhones[p] = true
+			}
+		}
+		if s.kind == "waitlist" {
+			data := s.body["data"].(map[string]any)
+			reportedClients += int(data["clients_created"].(float64))
+			reportedEntries += int(data["entries_created"].(float64))
+			if n := summaryOf(s.body, "error"); n != 0 {
+				t.Errorf("round %d: %d waiting-list rows failed: %v", round, n, data["summary"])
+			}
+		} else {
+			sum := s.body["summary"].(map[string]any)
+			reportedClients += int(sum["created"].(float64))
+			if sum["failed"].(float64) != 0 {
+				t.Errorf("round %d: ingest rows failed: %v", round, sum)
+			}
+		}
+	}
+
+	dups := 0
+	rows, err := store.Query(ctx, `SELECT phone_national, COUNT(*) FROM clients WHERE phone_national IS NOT NULL GROUP BY phone_national HAVING COUNT(*) > 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var p string
+		var n int
+		rows.Scan(&p, &n)
+		t.Errorf("round %d: phone %s is held by %d clients", round, p, n)
+		dups++
+	}
+	rows.Close()
+	var clients, entries, cards int
+	store.QueryRow(ctx, `SELECT COUNT(*) FROM clients WHERE phone_national LIKE ?`, prefix).Scan(&clients)
+	store.QueryRow(ctx, `SELECT COUNT(*) FROM waitlist_entries w JOIN clients c ON c.id = w.client_id
+		WHERE c.phone_national LIKE ? AND w.status = 'waiting' AND w.service_id = ?`, prefix, serviceID).Scan(&entries)
+	store.QueryRow(ctx, `SELECT COUNT(*) FROM cards k JOIN clients c ON c.id = k.client_id
+		WHERE c.phone_national LIKE ? AND k.status = 'active'`, prefix).Scan(&cards)
+	if clients != len(everyPhone) || entries != len(waitlistPhones) || cards != len(ingestPhones) {
+		t.Errorf("round %d: %d clients for %d phones, %d entries for %d waiting-list phones, %d cards for %d ingested phones",
+			round, clients, len(everyPhone), entries, len(waitlistPhones), cards, len(ingestPhones))
+	}
+	if reportedClients != clients || reportedEntries != entries {
+		t.Errorf("round %d: the answers report %d clients and %d entries created; %d and %d are stored", round, reportedClients, reportedEntries, clients, entries)
+	}
+	t.Logf("round %d: %d batches on %d server(s), %d clients, %d entries, %d cards", round, len(all), len(addrs), clients, entries, cards)
+}
+
+// Two `frontdesk serve` on one PostgreSQL, both running the job worker:
+// ingest batches for one input node sent to both at once never overlap (the
+// node's advisory lock is seen held by one batch while another waits for
+// it; the client ids each batch created form disjoint ranges), nobody gets
+// BATCH_IN_PROGRESS within the default wait, and the stage's on-arrival
+// automations run once: exactly one automation message per placed client,
+// each stage-arrival job run exactly once. With a short --batch-wait, a
+// batch still waiting gets BATCH_IN_PROGRESS, never before the wait.
+func TestTwoInstancesOnePostgres(t *testing.T) {
+	dsn := dbtest.DSN(t, db.Postgres)
+	applyAcme(t, dsn)
+	store, err := db.Open(context.Background(), dsn, db.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ctx := context.Background()
+	h := fnv.New64a()
+	h.Write([]byte("ingest/" + acmeNode))
+	key := int64(h.Sum64())
+	classID, objID := uint32(uint64(key)>>32), uint32(uint64(key))
+
+	t.Run("serialised, jobs once", func(t *testing.T) {
+		// The stage's webhook automation goes to a receiver of the test's,
+		// which counts the deliveries per card.
+		hooks := newHookCounter(t)
+		acme, err := os.ReadFile("../../internal/workspace/testdata/acme.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := runCmd(t, dsn, strings.ReplaceAll(string(acme), "https://example.test/new-lead", hooks.url),
+			"workspace", "apply", "-f", "-"); code != 0 {
+			t.Fatal(stderr)
+		}
+		// Short: 6 x 50 rows; the long version sends 6 x 200 per round.
+		perBatch := 50
+		if *faultTrials > 1 {
+			perBatch = 200
+		}
+		addrs := []string{freeAddr(t), freeAddr(t)}
+		for _, a := range addrs {
+			startServe(t, dsn, a, "--poll=50ms")
+		}
+		for round := 0; round < *faultTrials; round++ {
+			// Watch the node's advisory lock from a third connection.
+			stop := make(chan struct{})
+			var held, waiting, maxHolders int
+			watched := make(chan struct{})
+			go func() {
+				defer close(watched)
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					var granted, blocked int
+					store.QueryRow(ctx, `SELECT COUNT(*) FILTER (WHERE granted), COUNT(*) FILTER (WHERE NOT granted) FROM pg_locks
+						WHERE locktype = 'advisory' AND classid = ? AND objid = ? AND objsubid = 1`, int64(classID), int64(objID)).Scan(&granted, &blocked)
+					maxHolders = max(maxHolders, granted)
+					if granted > 0 {
+						held++
+					}
+					if blocked > 0 {
+						waiting++
+					}
+					time.Sleep(2 * time.Millisecond)
+				}
+			}()
+			var wg sync.WaitGroup
+			results := make([]*sent, 6)
+			for i := range results {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					s := &sent{kind: "ingest", server: i % 2, phones: phoneSet(400+round, i*perBatch, (i+1)*perBatch)}
+					s.start = time.Now()
+					var err error
+					s.status, s.body, err = post(addrs[s.server], ingestPath, ingestBody(s.phones))
+					s.end = time.Now()
+					if err != nil {
+						t.Errorf("batch %d: %v", i, err)
+					}
+					results[i] = s
+				}()
+			}
+			wg.Wait()
+			close(stop)
+			<-watched
+			if t.Failed() {
+				return
+			}
+			placed := 0
+			type span struct{ lo, hi int64 }
+			var spans []span
+			for i, s := range results {
+				if s.status != 200 {
+					t.Fatalf("round %d: batch %d on server %d answered %d (the default wait is 30 s): %v", round, i, s.server, s.status, s.body)
+				}
+				placed += int(s.body["summary"].(map[string]any)["pipeline_added"].(float64))
+				sp := span{lo: 1 << 62}
+				for _, r := range s.body["results"].([]any) {
+					id := int64(r.(map[string]any)["client_id"].(float64))
+					sp.lo, sp.hi = min(sp.lo, id), max(sp.hi, id)
+				}
+				spans = append(spans, sp)
+			}
+			if placed != 6*perBatch {
+				t.Errorf("round %d: %d clients placed, want %d", round, placed, 6*perBatch)
+			}
+			slices.SortFunc(spans, func(a, b span) int { return int(a.lo - b.lo) })
+			for i := 1; i < len(spans); i++ {
+				if spans[i].lo <= spans[i-1].hi {
+					t.Errorf("round %d: two batches created interleaved client ids %v and %v: they overlapped", round, spans[i-1], spans[i])
+				}
+			}
+			if maxHolders > 1 {
+				t.Errorf("round %d: %d holders of the node's lock at once", round, maxHolders)
+			}
+			if held == 0 || waiting == 0 {
+				t.Errorf("round %d: the node's lock was seen held %d times and waited for %d times: the batches did not queue on it", round, held, waiting)
+			}
+
+			// Both workers poll the same jobs table; each job must run once.
+			// Wait until every arrival is expanded, every automation message
+			// sent and every card's webhook received, then a little longer
+			// for a duplicate to show.
+			prefix := setPrefix(400 + round)
+			deadline := time.Now().Add(120 * time.Second)
+			for {
+				var arriving, unsent int
+				store.QueryRow(ctx, `SELECT COUNT(*) FROM jobs WHERE kind = 'stage_arrival' AND status <> 'done'`).Scan(&arriving)
+				store.QueryRow(ctx, `SELECT COUNT(*) FROM outbox WHERE kind = 'automation_message' AND status <> 'sent'`).Scan(&unsent)
+				if arriving == 0 && unsent == 0 && hooks.cards() >= placed*(round+1) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("round %d: after 120 s, %d stage-arrival jobs not done, %d automation messages not sent, %d webhooks received; jobs: %s",
+						round, arriving, unsent, hooks.cards(), jobStates(store))
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			time.Sleep(300 * time.Millisecond)
+			if dup := hooks.duplicates(); len(dup) > 0 {
+				t.Errorf("round %d: cards whose webhook was delivered more than once: %v", round, dup)
+			}
+			var msgs, clientsWithMsg, twice, arrivals, multiRun int
+			store.QueryRow(ctx, `SELECT COUNT(*), COUNT(DISTINCT o.client_id) FROM outbox o JOIN clients c ON c.id = o.client_id
+				WHERE o.kind = 'automation_message' AND c.phone_national LIKE ?`, prefix).Scan(&msgs, &clientsWithMsg)
+			store.QueryRow(ctx, `SELECT COUNT(*) FROM (SELECT o.client_id FROM outbox o JOIN clients c ON c.id = o.client_id
+				WHERE o.kind = 'automation_message' AND c.phone_national LIKE ? GROUP BY o.client_id HAVING COUNT(*) > 1) d`, prefix).Scan(&twice)
+			store.QueryRow(ctx, `SELECT COUNT(*) FROM jobs WHERE kind = 'stage_arrival'`).Scan(&arrivals)
+			store.QueryRow(ctx, `SELECT COUNT(*) FROM (SELECT j.id FROM jobs j JOIN job_attempts a ON a.job_id = j.id
+				WHERE j.kind IN ('stage_arrival', 'deliver_message') AND a.ok GROUP BY j.id HAVING COUNT(*) > 1) d`).Scan(&multiRun)
+			if msgs != placed || clientsWithMsg != placed || twice != 0 {
+				t.Errorf("round %d: %d automation messages for %d clients (%d with more than one); %d clients were placed", round, msgs, clientsWithMsg, twice, placed)
+			}
+			var sentTwice int
+			store.QueryRow(ctx, `SELECT COUNT(*) FROM outbox WHERE kind = 'automation_message' AND attempts <> 1`).Scan(&sentTwice)
+			if sentTwice != 0 {
+				t.Errorf("round %d: %d automation messages sent other than once", round, sentTwice)
+			}
+			if multiRun != 0 {
+				t.Errorf("round %d: %d stage-arrival or message jobs ran more than once", round, multiRun)
+			}
+			var spanAll time.Duration
+			for _, s := range results {
+				spanAll = max(spanAll, s.end.Sub(results[0].start))
+			}
+			t.Logf("round %d: 6 x %d rows through 2 servers in %v; lock seen held %d, waited for %d; %d messages, %d arrival jobs, %d webhooks in all",
+				round, perBatch, spanAll.Round(time.Millisecond), held, waiting, msgs, arrivals, hooks.cards())
+		}
+	})
+
+	t.Run("BATCH_IN_PROGRESS only past the wait", func(t *testing.T) {
+		const wait = 150 * time.Millisecond
+		addrs := []string{freeAddr(t), freeAddr(t)}
+		for _, a := range addrs {
+			startServe(t, dsn, a, "--worker=false", "--batch-wait="+wait.String())
+		}
+		busy, ok := 0, 0
+		for round := 0; round < *faultTrials; round++ {
+			var wg sync.WaitGroup
+			results := make([]*sent, 6)
+			for i := range results {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					s := &sent{kind: "ingest", server: i % 2, phones: phoneSet(700+round, i*500, i*500+500)}
+					s.start = time.Now()
+					var err error
+					s.status, s.body, err = post(addrs[s.server], ingestPath, ingestBody(s.phones))
+					s.end = time.Now()
+					if err != nil {
+						t.Errorf("batch %d: %v", i, err)
+					}
+					results[i] = s
+				}()
+			}
+			wg.Wait()
+			if t.Failed() {
+				return
+			}
+			for i, s := range results {
+				var placed int
+				store.QueryRow(ctx, `SELECT COUNT(*) FROM cards k JOIN clients c ON c.id = k.client_id WHERE c.phone_national = ?`,
+					strings.TrimPrefix(s.phones[0], "+34")).Scan(&placed)
+				switch s.status {
+				case 200:
+					ok++
+					if placed != 1 {
+						t.Errorf("round %d: batch %d answered 200 but its first row has %d cards", round, i, placed)
+					}
+				case 409:
+					busy++
+					if s.body["error_code"] != "BATCH_IN_PROGRESS" {
+						t.Errorf("round %d: batch %d: 409 %v", round, i, s.body)
+					}
+					if took := s.end.Sub(s.start); took < wait {
+						t.Errorf("round %d: batch %d got BATCH_IN_PROGRESS after %v, before the %v wait", round, i, took, wait)
+					}
+					if placed != 0 {
+						t.Errorf("round %d: batch %d was refused but wrote its rows", round, i)
+					}
+				default:
+					t.Errorf("round %d: batch %d answered %d: %v", round, i, s.status, s.body)
+				}
+			}
+		}
+		t.Logf("%d batches ran, %d got BATCH_IN_PROGRESS after waiting %v", ok, busy, wait)
+		if ok == 0 {
+			t.Error("no batch ran")
+		}
+	})
+}
+
+// jobStates counts jobs by kind and status, for failure messages.
+func jobStates(store *db.DB) string {
+	rows, err := store.Query(context.Background(), `SELECT kind, status, COUNT(*), MAX(attempts) FROM jobs GROUP BY kind, status ORDER BY kind, status`)
+	if err != nil {
+		return err.Error()
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var kind, status string
+		var n, attempts int
+		rows.Scan(&kind, &status, &n, &attempts)
+		fmt.Fprintf(&b, "%s/%s=%d (max attempts %d) ", kind, status, n, attempts)
+	}
+	return b.String()
+}
+
+// hookCounter is a webhook receiver counting deliveries per card.
+type hookCounter struct {
+	url   string
+	mu    sync.Mutex
+	count map[int64]int
+}
+
+func newHookCounter(t *testing.T) *hookCounter {
+	h := &hookCounter{count: map[int64]int{}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ev struct {
+			Data struct {
+				CardID int64 `json:"card_id"`
+			} `json:"data"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		if json.Unmarshal(body, &ev) == nil && ev.Data.CardID != 0 {
+			h.mu.Lock()
+			h.count[ev.Data.CardID]++
+			h.mu.Unlock()
+		}
+	}))
+	t.Cleanup(srv.Close)
+	h.url = srv.URL + "/new-lead"
+	return h
+}
+
+// cards is how many cards had their webhook delivered.
+func (h *hookCounter) cards() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.count)
+}
+
+// duplicates lists the cards delivered more than once.
+func (h *hookCounter) duplicates() map[int64]int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := map[int64]int{}
+	for id, n := range h.count {
+		if n > 1 {
+			out[id] = n
+		}
+	}
+	return out
+}
