@@ -3,6 +3,7 @@ package calendar
 import (
 	"context"
 	"fmt"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"strings"
 	"time"
 
@@ -102,7 +103,7 @@ func Book(ctx context.Context, store *db.DB, acct account.Account, req BookReque
 	}
 	if !end.After(start) {
 		return Booking{}, errs.WithDetails(errs.InvalidTimeRange, map[string]any{"field": "end_at",
-			"start_at": Timestamp(start), "end_at": Timestamp(end)}, "end_at must be after start_at.")
+			"start_at": clock.Format(start), "end_at": clock.Format(end)}, "end_at must be after start_at.")
 	}
 	num, err := phone.ParseWithRegion(req.Client.Phone, acct.DefaultRegion)
 	if err != nil {
@@ -154,18 +155,18 @@ func Book(ctx context.Context, store *db.DB, acct account.Account, req BookReque
 		}
 		if err := jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentBooked, SourceID: id, Data: map[string]any{
 			"appointment_id": id, "client_id": client.ID, "client_created": created, "service_id": svc.ID,
-			"calendar_profile_id": pro.ID, "event_type_id": et.ID, "start_at": Timestamp(start), "end_at": Timestamp(end),
+			"calendar_profile_id": pro.ID, "event_type_id": et.ID, "start_at": clock.Format(start), "end_at": clock.Format(end),
 			"source": "api"}}); err != nil {
 			return err
 		}
 		out = Booking{ClientID: client.ID, ClientCreated: created, Appointment: Appointment{
-			ID: id, StartAt: Timestamp(start), EndAt: Timestamp(end), Timezone: req.Timezone,
+			ID: id, StartAt: clock.Format(start), EndAt: clock.Format(end), Timezone: req.Timezone,
 			Status: "booked", Source: "api", ConfirmationStatus: "pending",
 			Client:          client.Ref(),
 			CalendarProfile: CalendarProfile{CalendarProfileID: pro.ID, Name: pro.Name},
 			Service:         Colored{ID: svc.ID, Name: svc.Name, Color: svc.Color},
 			EventType:       Colored{ID: et.ID, Name: et.Name, Color: et.Color},
-			CustomFields:    custom, Notes: req.Notes, CreatedAt: Timestamp(now),
+			CustomFields:    custom, Notes: req.Notes, CreatedAt: clock.Format(now),
 			Warnings: warnings,
 		}}
 		return nil

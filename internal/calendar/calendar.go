@@ -220,12 +220,6 @@ func validLists(cands []choice) ([]string, []int64) {
 	return ns, ids
 }
 
-// Timestamp formats an instant the way every response does: UTC, RFC 3339,
-// at most microseconds, ending in Z.
-func Timestamp(t time.Time) string {
-	return t.UTC().Truncate(time.Microsecond).Format(time.RFC3339Nano)
-}
-
 // LoadZone resolves an IANA zone name. "" and "Local" are refused: the
 // first would silently mean UTC and the second the server's own zone.
 func LoadZone(name string) (*time.Location, bool) {

@@ -1,6 +1,7 @@
 package calendar_test
 
 import (
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"testing"
 	"time"
 
@@ -59,8 +60,8 @@ func TestWallTime(t *testing.T) {
 			t.Errorf("%q in %s = %s, want a DST gap", tc.in, tc.loc, got)
 		case tc.want != "" && !ok:
 			t.Errorf("%q in %s: gap, want %s", tc.in, tc.loc, tc.want)
-		case ok && calendar.Timestamp(got) != tc.want:
-			t.Errorf("%q in %s = %s, want %s", tc.in, tc.loc, calendar.Timestamp(got), tc.want)
+		case ok && clock.Format(got) != tc.want:
+			t.Errorf("%q in %s = %s, want %s", tc.in, tc.loc, clock.Format(got), tc.want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package calendar
 import (
 	"context"
 	"fmt"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
@@ -51,7 +52,7 @@ func bookingWarnings(ctx context.Context, q db.Querier, acct account.Account, pr
 	out := []Warning{}
 	if start.Before(now) {
 		out = append(out, Warning{Code: WarnInThePast,
-			Message: fmt.Sprintf("The appointment starts at %s, before now (%s).", Timestamp(start), Timestamp(now))})
+			Message: fmt.Sprintf("The appointment starts at %s, before now (%s).", clock.Format(start), clock.Format(now))})
 	}
 
 	lo, hi := db.Micros(start), db.Micros(end)
@@ -63,7 +64,7 @@ func bookingWarnings(ctx context.Context, q db.Querier, acct account.Account, pr
 
 	for _, off := range normalize(append([]interval(nil), pro.TimeOff...)) {
 		if off.start < hi && off.end > lo {
-			from, to := Timestamp(db.Time(off.start)), Timestamp(db.Time(off.end))
+			from, to := clock.Format(db.Time(off.start)), clock.Format(db.Time(off.end))
 			out = append(out, Warning{Code: WarnTimeOff, From: from, To: to,
 				Message: fmt.Sprintf("%s is on time off from %s to %s.", pro.Name, from, to)})
 		}
@@ -85,7 +86,7 @@ func bookingWarnings(ctx context.Context, q db.Querier, acct account.Account, pr
 		if err := rows.Scan(&id, &s, &e); err != nil {
 			return nil, err
 		}
-		sa, ea = Timestamp(db.Time(s)), Timestamp(db.Time(e))
+		sa, ea = clock.Format(db.Time(s)), clock.Format(db.Time(e))
 		out = append(out, Warning{Code: WarnOverlap, AppointmentID: id, StartAt: sa, EndAt: ea,
 			Message: fmt.Sprintf("Overlaps appointment %d of %s (%s to %s).", id, pro.Name, sa, ea)})
 	}

@@ -16,8 +16,6 @@
 package chat
 
 import (
-	"time"
-
 	"github.com/frontdesk/frontdesk/internal/contact"
 )
 
@@ -146,9 +144,6 @@ type UserParticipant struct {
 func emptyParticipants() Participants {
 	return Participants{AIAgents: []AgentParticipant{}, Users: []UserParticipant{}}
 }
-
-// Timestamp formats a stored time for responses: UTC RFC 3339 with a Z.
-func Timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // senderType is the legacy sender_type of a stored sender_kind.
 func senderType(kind string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"strings"
 	"time"
 
@@ -305,10 +306,10 @@ func scanConversations(ctx context.Context, q db.Querier, query string, args ...
 		if sentiment.Valid {
 			cv.Sentiment = &sentiment.String
 		}
-		cv.CreatedAt, cv.UpdatedAt = Timestamp(db.Time(created)), Timestamp(db.Time(updated))
+		cv.CreatedAt, cv.UpdatedAt = clock.Format(db.Time(created)), clock.Format(db.Time(updated))
 		cv.updatedUS = updated
 		if lastMsg.Valid {
-			s := Timestamp(db.Time(lastMsg.Int64))
+			s := clock.Format(db.Time(lastMsg.Int64))
 			cv.LastMessageAt = &s
 		}
 		if dID.Valid {

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"slices"
 	"strings"
 
@@ -119,7 +120,7 @@ func scanMessages(ctx context.Context, q db.Querier, byID map[int64]*Conversatio
 			m.Sender = Sender{Type: "business_app"}
 		}
 		m.sentAt = sent
-		m.Timestamp = Timestamp(db.Time(sent))
+		m.Timestamp = clock.Format(db.Time(sent))
 		if media.Valid {
 			m.Media = decodeMedia(media.String)
 		}
@@ -183,10 +184,10 @@ func participants(ctx context.Context, q db.Querier, acct account.Account, ids [
 		}
 		if kind == "ai_agent" {
 			p.AIAgents = append(p.AIAgents, AgentParticipant{ID: id, Name: name, MessageCount: n,
-				FirstMessageAt: Timestamp(db.Time(first)), LastMessageAt: Timestamp(db.Time(last))})
+				FirstMessageAt: clock.Format(db.Time(first)), LastMessageAt: clock.Format(db.Time(last))})
 		} else {
 			p.Users = append(p.Users, UserParticipant{ID: id, Name: name, Email: strOrNil(email.String), MessageCount: n,
-				FirstMessageAt: Timestamp(db.Time(first)), LastMessageAt: Timestamp(db.Time(last))})
+				FirstMessageAt: clock.Format(db.Time(first)), LastMessageAt: clock.Format(db.Time(last))})
 		}
 		out[conv] = p
 	}

@@ -48,3 +48,9 @@ func (f *Fake) Advance(d time.Duration) {
 	f.now = f.now.Add(d)
 	f.mu.Unlock()
 }
+
+// Format renders an instant the way every response does: UTC, RFC 3339,
+// at most microseconds, ending in Z.
+func Format(t time.Time) string {
+	return t.UTC().Truncate(time.Microsecond).Format(time.RFC3339Nano)
+}

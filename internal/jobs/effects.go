@@ -86,7 +86,7 @@ func (e *Effects) stageArrival(ctx context.Context, tx *db.Tx, acct account.Acco
 			}
 		case "webhook":
 			body, _ := json.Marshal(map[string]any{
-				"id": fmt.Sprintf("evt_card_%d_%d", a.CardID, j.ID), "type": "pipeline.client_placed", "created_at": stamp(now),
+				"id": fmt.Sprintf("evt_card_%d_%d", a.CardID, j.ID), "type": "pipeline.client_placed", "created_at": clock.Format(now),
 				"data": map[string]any{"card_id": a.CardID, "pipeline_id": a.PipelineID, "stage_id": a.StageID, "stage_name": stageName,
 					"client": c.Summary()},
 			})

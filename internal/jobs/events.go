@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
@@ -79,7 +80,7 @@ func Emit(ctx context.Context, tx db.Querier, acct account.Account, now time.Tim
 			}
 			body, err := json.Marshal(map[string]any{
 				"id": fmt.Sprintf("evt_%s_%d_%d", e.Type, e.SourceID, now.UnixMicro()), "type": e.Type,
-				"created_at": stamp(now), "data": e.Data,
+				"created_at": clock.Format(now), "data": e.Data,
 			})
 			if err != nil {
 				return err
@@ -173,9 +174,9 @@ func ListDeliveries(ctx context.Context, q db.Querier, acct account.Account, lim
 		if jobState == "failed" {
 			d.Status = "failed"
 		}
-		d.CreatedAt = stamp(db.Time(created))
+		d.CreatedAt = clock.Format(db.Time(created))
 		if sent != nil {
-			s := stamp(db.Time(*sent))
+			s := clock.Format(db.Time(*sent))
 			d.SentAt = &s
 		}
 		d.Attempts = []Attempt{}
@@ -204,7 +205,7 @@ func ListDeliveries(ctx context.Context, q db.Querier, acct account.Account, lim
 		if err := ar.Scan(&jobID, &a.Attempt, &at, &a.OK, &a.Error); err != nil {
 			return nil, err
 		}
-		a.At = stamp(db.Time(at))
+		a.At = clock.Format(db.Time(at))
 		byJob[jobID].Attempts = append(byJob[jobID].Attempts, a)
 	}
 	return out, ar.Err()

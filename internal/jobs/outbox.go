@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"io"
 	"net/http"
 	"strconv"
@@ -137,15 +138,13 @@ func scanMessage(row interface{ Scan(...any) error }) (Message, error) {
 	if src.Valid {
 		m.Source.ID = &src.Int64
 	}
-	m.ScheduledAt, m.CreatedAt = stamp(db.Time(scheduled)), stamp(db.Time(created))
+	m.ScheduledAt, m.CreatedAt = clock.Format(db.Time(scheduled)), clock.Format(db.Time(created))
 	if sent.Valid {
-		s := stamp(db.Time(sent.Int64))
+		s := clock.Format(db.Time(sent.Int64))
 		m.SentAt = &s
 	}
 	return m, nil
 }
-
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999999Z07:00") }
 
 func loadMessage(ctx context.Context, tx *db.Tx, acct account.Account, id int64) (Message, error) {
 	return scanMessage(tx.QueryRow(ctx, `SELECT id, kind, channel, recipient, client_id, body, status, attempts, scheduled_at, created_at, sent_at, source_type, source_id

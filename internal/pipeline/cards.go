@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"slices"
 	"time"
 
@@ -100,7 +101,7 @@ func ListClients(ctx context.Context, q db.Querier, acct account.Account, pipeli
 		}
 		v.ClientID = cl.ID
 		v.Client = cl.Summary()
-		v.AddedAt, v.StageEnteredAt = Timestamp(db.Time(added)), Timestamp(db.Time(entered))
+		v.AddedAt, v.StageEnteredAt = clock.Format(db.Time(added)), clock.Format(db.Time(entered))
 		out = append(out, v)
 	}
 	return out, total, rows.Err()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"hash/fnv"
 	"sort"
 	"sync"
@@ -511,7 +512,7 @@ func snapshot(c contact.Client) *ExistingClient {
 	}
 	return &ExistingClient{ID: c.ID, Name: c.Name(), FirstName: c.FirstName, LastName: c.LastName, Phone: c.PhoneE164(),
 		Email: c.EmailOrNil(), Company: c.CompanyOrNil(), Timezone: tz, Data: c.Data, Tags: []Tag{},
-		CreatedAt: Timestamp(c.CreatedAt), UpdatedAt: Timestamp(c.UpdatedAt)}
+		CreatedAt: clock.Format(c.CreatedAt), UpdatedAt: clock.Format(c.UpdatedAt)}
 }
 
 // merge applies rule 5 to a matched client; false when the row fails.

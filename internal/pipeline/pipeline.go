@@ -9,7 +9,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"time"
+	"github.com/frontdesk/frontdesk/internal/clock"
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/db"
@@ -19,9 +19,6 @@ import (
 // IngestPathPrefix is the route prefix of the batch ingest endpoint; an input
 // node's ingest_path is built from it.
 const IngestPathPrefix = "/api/v2/public/leadflow/ingest/"
-
-// Timestamp formats a time the way every response does: UTC, RFC 3339, Z.
-func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999999Z07:00") }
 
 // Pipeline is a sales board as listed.
 type Pipeline struct {
@@ -99,7 +96,7 @@ func ListPipelines(ctx context.Context, q db.Querier, acct account.Account, f Fi
 		if desc.Valid {
 			p.Description = &desc.String
 		}
-		p.CreatedAt = Timestamp(db.Time(created))
+		p.CreatedAt = clock.Format(db.Time(created))
 		out = append(out, p)
 	}
 	return out, total, rows.Err()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"strings"
 	"time"
 
@@ -142,7 +143,7 @@ func scanEntry(row interface{ Scan(...any) error }, now time.Time) (Entry, error
 	}
 	e.clientID, e.serviceID = e.Client.ID, e.Service.ID
 	createdAt := db.Time(created)
-	e.CreatedAt = Timestamp(createdAt)
+	e.CreatedAt = clock.Format(createdAt)
 	e.DaysWaiting = daysWaiting(createdAt, now)
 	e.SnoozeUntil, e.QueuedAt, e.SeatExpiresAt, e.ResolvedAt = tsOrNil(snooze), tsOrNil(queued), tsOrNil(expires), tsOrNil(resolved)
 	if profID.Valid {

@@ -14,9 +14,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/db"
@@ -68,15 +68,11 @@ func IsOpen(status string) bool {
 	return status == StatusWaiting || status == StatusQueued || status == StatusSnoozed
 }
 
-// Timestamp formats a time the way every response does: UTC, RFC 3339,
-// microseconds at most, ending in Z.
-func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999999Z07:00") }
-
 func tsOrNil(v sql.NullInt64) *string {
 	if !v.Valid {
 		return nil
 	}
-	s := Timestamp(db.Time(v.Int64))
+	s := clock.Format(db.Time(v.Int64))
 	return &s
 }
 
