@@ -133,9 +133,9 @@ var titles = map[string]string{
 var clientMeasurements = []string{mFloor, mIngestNew, mIngestUpdate, mIngestMixed, mWaitlist, mServices, mAvailability}
 var chatMeasurements = []string{mChatSync, mChatNewest}
 
-// servicesPerRound is how many times a round reads the services list: it is
-// sub-millisecond, and more samples steady its median.
-const servicesPerRound = 5
+// servicesPerRound and availabilityPerRound are how many times a round
+// reads them: they are cheap, and more samples steady their medians.
+const servicesPerRound, availabilityPerRound = 5, 3
 
 // Run provisions a fresh store, measures every level and returns the report.
 func Run(ctx context.Context, cfg Config) (*Report, error) {

@@ -12,11 +12,12 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 )
 
-// freshStore opens a new, migrated store of its own and returns it with the
-// function that closes and removes it. dsn "" is a SQLite file in a new temp
-// directory; a SQLite path must not exist yet (the bench writes millions of
-// rows and never into someone's data); a PostgreSQL URL gets a schema of its
-// own, reached through search_path and dropped afterwards, as
+// freshStore opens a new, migrated store of its own and returns it with a
+// description and the function that closes it. dsn "" is a SQLite file in a
+// new temp directory, removed afterwards; a SQLite path must not exist yet
+// (the bench writes millions of rows and never into someone's data) and is
+// kept afterwards, for a look at the plans; a PostgreSQL URL gets a schema
+// of its own, reached through search_path and dropped afterwards, as
 // internal/db/dbtest does.
 func freshStore(ctx context.Context, dsn string) (*db.DB, string, func(), error) {
 	var drop func()
@@ -51,11 +52,8 @@ func freshStore(ctx context.Context, dsn string) (*db.DB, string, func(), error)
 		if _, err := os.Stat(dsn); err == nil {
 			return nil, "", nil, fmt.Errorf("%s exists: the bench needs a fresh database (omit --db for a temporary one)", dsn)
 		}
-		drop = func() {
-			for _, suffix := range []string{"", "-wal", "-shm"} {
-				os.Remove(dsn + suffix)
-			}
-		}
+		desc = dsn + " (kept afterwards)"
+		drop = func() {}
 	}
 	store, err := db.Open(ctx, dsn, db.Options{})
 	if err != nil {
