@@ -556,6 +556,10 @@ func (b *batch) create(i int, r Row) bool {
 		tz = zoneOf(r.Phone)
 	}
 	b.merged[i] = contact.New{FirstName: r.FirstName, LastName: r.LastName, Phone: r.Phone, Email: r.Email, Company: r.Company, Timezone: tz, Data: data}
+	if b.node.leadValue > 0 { // a new client has no lead value: it takes the node's
+		v := b.node.leadValue
+		b.merged[i].LeadValue = &v
+	}
 	b.tags[i] = append(append([]Tag{}, b.req.Defaults.Tags...), r.Tags...)
 	return true
 }
@@ -747,7 +751,9 @@ func (b *batch) placeRows(ctx context.Context) error {
 		} else if b.node.leadValue > 0 {
 			v := b.node.leadValue
 			lead = &v
-			valueless = append(valueless, *res.ClientID)
+			if b.matched[i] != nil { // new clients were created with it
+				valueless = append(valueless, *res.ClientID)
+			}
 		}
 		idx = append(idx, i)
 		want = append(want, placement{clientID: *res.ClientID, leadValue: lead})
