@@ -428,6 +428,9 @@ func TestTenantIsolation(t *testing.T) {
 				build:  func(string) (string, any) { return isoPub + "/chat/conversations?limit=50", nil },
 				status: 200, check: func(t *testing.T, res response) {
 					notIn(t, "sessions", pluck(res.list("data"), "session_id"), bConv)
+					// A's María shares her phone with B's: the session's
+					// client is A's.
+					notIn(t, "session clients", pluck(pluck(res.list("data"), "client"), "id"), bClients...)
 					if res.num("count") != float64(len(a.Conversations)) {
 						t.Errorf("count %v counts B's conversations", res.get("count"))
 					}
