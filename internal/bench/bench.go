@@ -173,6 +173,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := f.loadAppointments(ctx, time.Now()); err != nil {
 		return nil, err
 	}
+	if err := f.settle(ctx, "appointments"); err != nil {
+		return nil, err
+	}
 	r := &runner{
 		fixture: f,
 		srv:     httpapi.NewServer(httpapi.Config{DB: store, Clock: clock.System{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}),
