@@ -12,6 +12,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/phone"
 )
 
@@ -592,7 +593,12 @@ func (ap *applier) inputNode(ctx context.Context, pipelineKey string, pid int64,
 		[]col{c("uuid", uuid), c("name", n.Name), c("node_type", typ), c("is_active", boolOr(n.Active, true)),
 			c("target_stage_id", target), c("default_lead_value", n.DefaultLeadValue),
 			c("assignment_strategy", strategy), c("assignment_pool", jsonText(pool))},
-		[]col{c("account_id", ap.acct.ID), c("created_at", db.Micros(ap.now))}); err != nil {
+		[]col{c("account_id", ap.acct.ID), c("created_at", db.Micros(ap.now))}); db.IsUniqueViolation(err) {
+		// Node uuids are unique across accounts: the caller's to fix, not
+		// an internal error.
+		return errs.WithDetails(errs.ValidationError, map[string]any{"field": "uuid", "uuid": uuid},
+			"pipelines %s, input node %s: uuid %s is already used by another input node", pipelineKey, n.Key, uuid)
+	} else if err != nil {
 		return err
 	}
 	ap.res.IDs.InputNodes[pipelineKey+"/"+n.Key] = uuid
