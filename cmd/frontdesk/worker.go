@@ -21,7 +21,7 @@ func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, poll time.Durati
 		_, err := offers.RunDue(ctx, store, now)
 		return err
 	}
-	return &jobs.Worker{DB: store, Clock: clk, Log: log, Handlers: fx.Handlers(), Poll: poll,
+	return &jobs.Worker{DB: store, Clock: clk, Log: log, Handlers: fx.Handlers(), Calls: fx.Calls(), Poll: poll,
 		Periodic: []func(context.Context, time.Time) error{seatOffers}}
 }
 

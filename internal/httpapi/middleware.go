@@ -97,7 +97,13 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		}
 		w.Header().Set("X-Request-Id", info.id)
 		log := s.log.With("request_id", info.id)
-		ctx := context.WithValue(context.WithValue(r.Context(), keyLog, log), keyInfo, info)
+		timeout := s.timeout
+		if timeout <= 0 {
+			timeout = 2 * time.Minute
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
+		defer cancel()
+		ctx = context.WithValue(context.WithValue(ctx, keyLog, log), keyInfo, info)
 		r = r.WithContext(ctx)
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {

@@ -34,6 +34,10 @@ type Config struct {
 	BatchWait time.Duration
 	// Dashboard serves the web dashboard under /app/ (nil: off).
 	Dashboard http.Handler
+	// RequestTimeout bounds every request, so a database that stops
+	// answering turns into a clean 500 instead of a hung connection
+	// (default 2 min).
+	RequestTimeout time.Duration
 }
 
 // Server serves the public API, the admin routes and the operational
@@ -47,6 +51,7 @@ type Server struct {
 	workspace  *workspace.Applier
 	metrics    *metrics
 	ingester   *pipeline.Ingester
+	timeout    time.Duration
 	mux        *http.ServeMux
 	handler    http.Handler
 	dashboard  http.Handler
@@ -72,6 +77,7 @@ func NewServer(cfg Config) *Server {
 		workspace:  &workspace.Applier{DB: cfg.DB, Now: cfg.Clock.Now, HashPassword: password.Hash},
 		metrics:    newMetrics(cfg.Registry, cfg.DB),
 		ingester:   &pipeline.Ingester{DB: cfg.DB, Wait: cfg.BatchWait},
+		timeout:    cfg.RequestTimeout,
 		mux:        http.NewServeMux(),
 		dashboard:  cfg.Dashboard,
 	}

@@ -62,7 +62,7 @@ webhooks: [{key: all, url: "` + recv.URL + `", secret: whsec}]`))
 		ingest(h, webNode, map[string]any{"clients": rows(map[string]any{"phone_number": "+34611777004"}), "dry_run": true}).must(t, 200)
 
 		fx := &jobs.Effects{Clock: h.clock}
-		w := &jobs.Worker{DB: store, Clock: h.clock, Handlers: fx.Handlers()}
+		w := &jobs.Worker{DB: store, Clock: h.clock, Handlers: fx.Handlers(), Calls: fx.Calls()}
 		for i := 0; i < 10; i++ {
 			if n, err := w.RunOnce(t.Context()); err != nil || n == 0 {
 				break

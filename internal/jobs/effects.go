@@ -99,22 +99,62 @@ func (e *Effects) stageArrival(ctx context.Context, tx *db.Tx, acct account.Acco
 	return nil
 }
 
-func (e *Effects) deliverMessage(ctx context.Context, tx *db.Tx, acct account.Account, j Job) error {
-	var p struct {
-		OutboxID int64 `json:"outbox_id"`
+// Calls returns the effects that run outside the database.
+func (e *Effects) Calls() map[string]Call {
+	e.Handlers() // defaults
+	return map[string]Call{
+		KindDeliverMessage:  e.sendMessage,
+		KindWebhookDelivery: e.postWebhook,
 	}
+}
+
+type delivery struct {
+	OutboxID int64  `json:"outbox_id"`
+	Secret   string `json:"secret"`
+}
+
+// pending loads the outbox message of a delivery job; nil when it was sent
+// already (a job that ran before but whose completion was lost).
+func pending(ctx context.Context, q db.Querier, acct account.Account, j Job) (*Message, delivery, error) {
+	var p delivery
 	if err := json.Unmarshal(j.Payload, &p); err != nil {
+		return nil, p, err
+	}
+	m, err := loadMessage(ctx, q, acct, p.OutboxID)
+	if err != nil || m.Status == "sent" {
+		return nil, p, err
+	}
+	return &m, p, nil
+}
+
+func (e *Effects) sendMessage(ctx context.Context, store *db.DB, acct account.Account, j Job) error {
+	m, _, err := pending(ctx, store, acct, j)
+	if err != nil || m == nil {
 		return err
 	}
-	m, err := loadMessage(ctx, tx, acct, p.OutboxID)
-	if err != nil {
+	if err := e.Sender.Send(ctx, *m); err != nil {
+		store.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1 WHERE id = ?`, m.ID)
 		return err
 	}
-	if m.Status == "sent" {
-		return nil
+	return nil
+}
+
+func (e *Effects) postWebhook(ctx context.Context, store *db.DB, acct account.Account, j Job) error {
+	m, p, err := pending(ctx, store, acct, j)
+	if err != nil || m == nil {
+		return err
 	}
-	if err := e.Sender.Send(ctx, m); err != nil {
-		tx.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1 WHERE id = ?`, m.ID)
+	if err := postWebhookRequest(ctx, e.HTTP, m.Recipient, p.Secret, []byte(m.Body), e.Clock.Now()); err != nil {
+		store.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1 WHERE id = ?`, m.ID)
+		return err
+	}
+	return nil
+}
+
+// deliverMessage records a message its Call sent, and counts it as billed.
+func (e *Effects) deliverMessage(ctx context.Context, tx *db.Tx, acct account.Account, j Job) error {
+	m, _, err := pending(ctx, tx, acct, j)
+	if err != nil || m == nil {
 		return err
 	}
 	if err := countUsage(ctx, tx, acct, "messages_sent", e.Clock.Now()); err != nil {
@@ -123,28 +163,13 @@ func (e *Effects) deliverMessage(ctx context.Context, tx *db.Tx, acct account.Ac
 	return markSent(ctx, tx, m.ID, e.Clock.Now())
 }
 
+// deliverWebhook records a webhook call its Call made.
 func (e *Effects) deliverWebhook(ctx context.Context, tx *db.Tx, acct account.Account, j Job) error {
-	var p struct {
-		OutboxID int64  `json:"outbox_id"`
-		Secret   string `json:"secret"`
-	}
-	if err := json.Unmarshal(j.Payload, &p); err != nil {
+	m, _, err := pending(ctx, tx, acct, j)
+	if err != nil || m == nil {
 		return err
 	}
-	m, err := loadMessage(ctx, tx, acct, p.OutboxID)
-	if err != nil {
-		return err
-	}
-	if m.Status == "sent" {
-		return nil
-	}
-	now := e.Clock.Now()
-	if err := postWebhook(ctx, e.HTTP, m.Recipient, p.Secret, []byte(m.Body), now); err != nil {
-		// Record the failed attempt outside this (rolled back) transaction's
-		// fate: the worker's retry bookkeeping keeps the job.
-		return err
-	}
-	return markSent(ctx, tx, m.ID, now)
+	return markSent(ctx, tx, m.ID, e.Clock.Now())
 }
 
 // countUsage adds one to an account's billed usage for the month.

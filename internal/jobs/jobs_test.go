@@ -55,7 +55,7 @@ func setup(t *testing.T, store *db.DB) *env {
 	}
 	e.acct, _ = account.BySlug(context.Background(), store, "acme")
 	fx := &jobs.Effects{Clock: e.clock}
-	e.worker = &jobs.Worker{DB: store, Clock: e.clock, Handlers: fx.Handlers(), Backoff: func(int) time.Duration { return time.Second }}
+	e.worker = &jobs.Worker{DB: store, Clock: e.clock, Handlers: fx.Handlers(), Calls: fx.Calls(), Backoff: func(int) time.Duration { return time.Second }}
 	return e
 }
 

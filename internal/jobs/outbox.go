@@ -146,8 +146,8 @@ func scanMessage(row interface{ Scan(...any) error }) (Message, error) {
 	return m, nil
 }
 
-func loadMessage(ctx context.Context, tx *db.Tx, acct account.Account, id int64) (Message, error) {
-	return scanMessage(tx.QueryRow(ctx, `SELECT id, kind, channel, recipient, client_id, body, status, attempts, scheduled_at, created_at, sent_at, source_type, source_id
+func loadMessage(ctx context.Context, q db.Querier, acct account.Account, id int64) (Message, error) {
+	return scanMessage(q.QueryRow(ctx, `SELECT id, kind, channel, recipient, client_id, body, status, attempts, scheduled_at, created_at, sent_at, source_type, source_id
 		FROM outbox WHERE account_id = ? AND id = ?`, acct.ID, id))
 }
 
@@ -204,7 +204,7 @@ func Sign(secret string, body []byte, t time.Time) string {
 
 // postWebhook delivers a signed JSON body; anything but a 2xx is an error
 // (retried with backoff by the worker).
-func postWebhook(ctx context.Context, client *http.Client, url, secret string, body []byte, now time.Time) error {
+func postWebhookRequest(ctx context.Context, client *http.Client, url, secret string, body []byte, now time.Time) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return err

@@ -18,12 +18,19 @@ import (
 // outside the database (an HTTP call) happen at least once.
 type Handler func(ctx context.Context, tx *db.Tx, acct account.Account, job Job) error
 
+// Call is a job's effect outside the database (an HTTP request, a message
+// channel). It runs before the job's transaction, so a slow receiver never
+// holds a database lock (on SQLite, the whole database's write lock); the
+// Handler of the same kind then records the outcome in a transaction.
+type Call func(ctx context.Context, store *db.DB, acct account.Account, job Job) error
+
 // Worker claims and runs due jobs.
 type Worker struct {
 	DB       *db.DB
 	Clock    clock.Clock
 	Log      *slog.Logger
 	Handlers map[string]Handler
+	Calls    map[string]Call
 	// Poll is the pause between empty polls (default 1 s).
 	Poll time.Duration
 	// Lease is how long a claimed job is owned before another worker may
@@ -143,6 +150,16 @@ func (w *Worker) run(ctx context.Context, j Job) {
 	if !ok {
 		w.fail(ctx, j, fmt.Errorf("no handler for job kind %q", j.Kind), true)
 		return
+	}
+	if call, ok := w.Calls[j.Kind]; ok {
+		acct, err := accountByID(ctx, w.DB, j.AccountID)
+		if err == nil {
+			err = call(ctx, w.DB, acct, j)
+		}
+		if err != nil {
+			w.fail(ctx, j, err, false)
+			return
+		}
 	}
 	err := w.DB.Transact(ctx, func(tx *db.Tx) error {
 		acct, err := accountByID(ctx, tx, j.AccountID)
