@@ -88,11 +88,10 @@ func (s *Server) handleListPipelineClients(w http.ResponseWriter, r *http.Reques
 func (s *Server) handleAddClients(w http.ResponseWriter, r *http.Request) error {
 	rep := &valid.Report{}
 	id := pipelineID(rep, r)
-	body, err := readJSON(w, r, false)
+	o, _, err := readObject(w, r, rep)
 	if err != nil {
 		return err
 	}
-	o := rep.Object(body, "model_type", "body")
 	o.Require("client_ids")
 	ids, _ := o.Ints("client_ids", 1, 500)
 	stageID, _ := o.Int("stage_id")
@@ -111,11 +110,10 @@ func (s *Server) handleAddClients(w http.ResponseWriter, r *http.Request) error 
 func (s *Server) handleRemoveClients(w http.ResponseWriter, r *http.Request) error {
 	rep := &valid.Report{}
 	id := pipelineID(rep, r)
-	body, err := readJSON(w, r, false)
+	o, _, err := readObject(w, r, rep)
 	if err != nil {
 		return err
 	}
-	o := rep.Object(body, "model_type", "body")
 	o.Require("client_ids")
 	ids, _ := o.Ints("client_ids", 1, 500)
 	if err := rep.Err(); err != nil {
@@ -135,11 +133,10 @@ func (s *Server) handleMoveClient(w http.ResponseWriter, r *http.Request) error 
 	rep := &valid.Report{}
 	id := pipelineID(rep, r)
 	clientID := rep.PathInt("client_id", r.PathValue("client_id"))
-	body, err := readJSON(w, r, false)
+	o, _, err := readObject(w, r, rep)
 	if err != nil {
 		return err
 	}
-	o := rep.Object(body, "model_type", "body")
 	o.Require("target_stage_id")
 	target, _ := o.Int("target_stage_id")
 	if err := rep.Err(); err != nil {
@@ -186,11 +183,10 @@ func checkDefaults(d pipeline.Defaults) error {
 func (s *Server) handleIngestBatch(w http.ResponseWriter, r *http.Request) error {
 	rep := &valid.Report{}
 	uuid, _ := valid.UUID(rep, r.PathValue("input_node_uuid"), "path", "input_node_uuid")
-	body, err := readJSON(w, r, false)
+	o, _, err := readObject(w, r, rep)
 	if err != nil {
 		return err
 	}
-	o := rep.Object(body, "model_type", "body")
 	o.Require("clients")
 	rawRows, _ := o.List("clients", 1, 500)
 	req := pipeline.IngestRequest{NodeUUID: uuid, AllOrNone: false}
@@ -227,11 +223,10 @@ func (s *Server) handleIngestBatch(w http.ResponseWriter, r *http.Request) error
 func (s *Server) handleIngestOne(w http.ResponseWriter, r *http.Request) error {
 	rep := &valid.Report{}
 	uuid, _ := valid.UUID(rep, r.PathValue("input_node_uuid"), "path", "input_node_uuid")
-	body, err := readJSON(w, r, false)
+	o, body, err := readObject(w, r, rep)
 	if err != nil {
 		return err
 	}
-	o := rep.Object(body, "model_type", "body")
 	req := pipeline.IngestRequest{NodeUUID: uuid}
 	ingestOptions(o, &req, pipeline.OnDuplicateSkip)
 	if err := rep.Err(); err != nil {

@@ -114,3 +114,13 @@ func readRaw(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	}
 	return body, err
 }
+
+// readObject reads a required JSON object body into rep's reader, located
+// at ['body', …].
+func readObject(w http.ResponseWriter, r *http.Request, rep *valid.Report) (*valid.Object, any, error) {
+	body, err := readJSON(w, r, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rep.Object(body, "model_type", "body"), body, nil
+}
