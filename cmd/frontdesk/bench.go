@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -25,8 +26,9 @@ func cmdBench(ctx context.Context, args []string, env *Env) error {
 	messages := f.String("messages", "10000,1000000", "numbers of stored chat messages to measure the chat page at, ascending")
 	iterations := f.Int("iterations", 15, "timed rounds per level")
 	out := f.String("out", "", "also write the results (markdown) to this file")
+	cpuProfile := f.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	f.Usage = func() {
-		fmt.Fprint(f.Output(), `Usage: frontdesk bench [--db DSN] [--sizes 0,100k,1M] [--messages 10k,1M] [--iterations 15] [--out FILE]
+		fmt.Fprint(f.Output(), `Usage: frontdesk bench [--db DSN] [--sizes 0,100k,1M] [--messages 10k,1M] [--iterations 15] [--out FILE] [--cpuprofile FILE]
        frontdesk bench load --addr HOST:PORT [--duration 60s] [--key KEY] [--pid PID] ...
 
 Measures Frontdesk through its HTTP handler next to the raw floor of the
@@ -60,6 +62,17 @@ postgres:// URL, a schema it creates and drops. FRONTDESK_DB is ignored.
 	if len(cfg.Sizes) == 0 || *iterations < 1 {
 		fmt.Fprintln(env.Stderr, "--sizes needs at least one size and --iterations at least 1")
 		return errUsage
+	}
+	if *cpuProfile != "" {
+		pf, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	rep, err := bench.Run(ctx, cfg)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	"time"
 	_ "time/tzdata" // IANA zones work on machines without /usr/share/zoneinfo
 
 	"github.com/frontdesk/frontdesk/internal/account"
@@ -159,6 +160,28 @@ func envOr(env *Env, key, def string) string {
 	return def
 }
 
+// envDuration fills *d from the environment variable key unless the flag
+// was given on the command line; a value that is not a duration is a usage
+// error rather than a silent fallback to the default.
+func envDuration(f *flags, env *Env, flagName, key string, d *time.Duration) error {
+	v := env.Getenv(key)
+	if v == "" {
+		return nil
+	}
+	set := false
+	f.Visit(func(fl *flag.Flag) { set = set || fl.Name == flagName })
+	if set {
+		return nil
+	}
+	parsed, err := time.ParseDuration(v)
+	if err != nil || parsed < 0 {
+		fmt.Fprintf(env.Stderr, "%s=%q is not a duration such as 500ms or 2s\n", key, v)
+		return errUsage
+	}
+	*d = parsed
+	return nil
+}
+
 func logger(env *Env) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
@@ -180,7 +203,12 @@ func openAccount(ctx context.Context, dsn, slug string) (*db.DB, account.Account
 
 // openStore opens and migrates the database named by the --db flag.
 func openStore(ctx context.Context, dsn string, log *slog.Logger) (*db.DB, error) {
-	store, err := db.Open(ctx, dsn, db.Options{})
+	return openStoreWith(ctx, dsn, log, db.Options{})
+}
+
+// openStoreWith is openStore with pool and logging options (serve, worker).
+func openStoreWith(ctx context.Context, dsn string, log *slog.Logger, opt db.Options) (*db.DB, error) {
+	store, err := db.Open(ctx, dsn, opt)
 	if err != nil {
 		return nil, err
 	}

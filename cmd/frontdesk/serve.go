@@ -27,11 +27,15 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	batchWait := f.Duration("batch-wait", 30*time.Second, "how long an ingest batch waits for another batch of the same input node")
 	sessionIdle := f.Duration("session-idle", 12*time.Hour, "dashboard: sign out after this long without activity")
 	sessionMax := f.Duration("session-max", 7*24*time.Hour, "dashboard: sign out this long after signing in")
+	slowQuery := f.Duration("slow-query", 500*time.Millisecond, "log statements slower than this (0: never; env FRONTDESK_SLOW_QUERY)")
 	if err := f.parse(args); err != nil {
 		return err
 	}
+	if err := envDuration(f, env, "slow-query", "FRONTDESK_SLOW_QUERY", slowQuery); err != nil {
+		return err
+	}
 	log := logger(env)
-	store, err := openStore(ctx, *f.dsn, log)
+	store, err := openStoreWith(ctx, *f.dsn, log, db.Options{Log: log, SlowQuery: *slowQuery})
 	if err != nil {
 		return err
 	}

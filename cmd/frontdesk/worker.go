@@ -30,11 +30,15 @@ func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, poll time.Durati
 func cmdWorker(ctx context.Context, args []string, env *Env) error {
 	f := newFlags("worker", env)
 	poll := f.Duration("poll", time.Second, "pause between polls when no job is due")
+	slowQuery := f.Duration("slow-query", 500*time.Millisecond, "log statements slower than this (0: never; env FRONTDESK_SLOW_QUERY)")
 	if err := f.parse(args); err != nil {
 		return err
 	}
+	if err := envDuration(f, env, "slow-query", "FRONTDESK_SLOW_QUERY", slowQuery); err != nil {
+		return err
+	}
 	log := logger(env)
-	store, err := openStore(ctx, *f.dsn, log)
+	store, err := openStoreWith(ctx, *f.dsn, log, db.Options{Log: log, SlowQuery: *slowQuery})
 	if err != nil {
 		return err
 	}

@@ -191,10 +191,13 @@ func ByEmails(ctx context.Context, q db.Querier, acct account.Account, emails []
 	out := make(map[string]Client, len(norm))
 	err := chunk(dedupe(norm), func(part []string) error {
 		in, args := db.In(part)
-		found, err := query(ctx, q, `c.account_id = ? AND c.email_norm IN `+in+` ORDER BY c.id`, append([]any{acct.ID}, args...)...)
+		// No ORDER BY: on SQLite without statistics it makes the planner walk
+		// the (account_id, id) index over every client of the account instead
+		// of looking the e-mails up; the oldest is picked here instead.
+		found, err := query(ctx, q, `c.account_id = ? AND c.email_norm IN `+in, append([]any{acct.ID}, args...)...)
 		for _, c := range found {
 			k := NormEmail(c.Email)
-			if _, seen := out[k]; !seen {
+			if prev, seen := out[k]; !seen || c.ID < prev.ID {
 				out[k] = c
 			}
 		}

@@ -1,9 +1,13 @@
 package db_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
@@ -139,4 +143,53 @@ func TestInLists(t *testing.T) {
 			t.Errorf("IN ints between other params = %d", n)
 		}
 	})
+}
+
+func TestSlowQueryLog(t *testing.T) {
+	for _, e := range []db.Engine{db.SQLite, db.Postgres} {
+		t.Run(string(e), func(t *testing.T) {
+			dsn := dbtest.DSN(t, e)
+			cases := []struct {
+				name      string
+				threshold time.Duration
+				want      bool
+			}{
+				{"every statement is slow at 1ns", time.Nanosecond, true},
+				{"nothing is slow at an hour", time.Hour, false},
+				{"zero turns the log off", 0, false},
+			}
+			for _, tc := range cases {
+				t.Run(tc.name, func(t *testing.T) {
+					var buf bytes.Buffer
+					log := slog.New(slog.NewTextHandler(&buf, nil))
+					store, err := db.Open(context.Background(), dsn, db.Options{SlowQuery: tc.threshold, Log: log})
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer store.Close()
+					ctx := context.Background()
+					var one int
+					if err := store.QueryRow(ctx, `SELECT 1 WHERE 1 = ?`, 1).Scan(&one); err != nil {
+						t.Fatal(err)
+					}
+					if err := store.Transact(ctx, func(tx *db.Tx) error {
+						_, err := tx.Exec(ctx, `SELECT   2`)
+						return err
+					}); err != nil {
+						t.Fatal(err)
+					}
+					got := buf.String()
+					if tc.want {
+						for _, q := range []string{`query="SELECT 1 WHERE 1 = ?"`, `query="SELECT 2"`} {
+							if !strings.Contains(got, q) || !strings.Contains(got, "slow query") {
+								t.Errorf("log lacks %s:\n%s", q, got)
+							}
+						}
+					} else if got != "" {
+						t.Errorf("logged with threshold %v:\n%s", tc.threshold, got)
+					}
+				})
+			}
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -371,6 +372,23 @@ func TestIngestLeadValue(t *testing.T) {
 		store.QueryRow(t.Context(), "SELECT c.lead_value FROM clients c WHERE c.phone_national = '688000001'").Scan(&fresh)
 		if pedro != 900 || fresh != 150 {
 			t.Errorf("lead values: pedro's card %v (want his 900), new client %v (want the node's 150)", pedro, fresh)
+		}
+	})
+}
+
+// E-mail is not unique: when two clients share one, an e-mail-only row
+// matches the oldest of them (lowest id), whatever order the store returns.
+func TestIngestSharedEmailMatchesOldest(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		h := newHarness(t, store, "testdata/pipeline.yaml")
+		pedro, lucia := h.acme().Clients["pedro"], h.acme().Clients["lucia"]
+		if _, err := store.Exec(context.Background(), `UPDATE clients SET email = 'Shared@Example.com', email_norm = 'shared@example.com' WHERE id IN (?, ?)`, pedro, lucia); err != nil {
+			t.Fatal(err)
+		}
+		res := ingest(h, webNode, map[string]any{"clients": rows(map[string]any{"email": "SHARED@example.com"}), "dry_run": true}).must(t, 200)
+		row := rowResult(res, 0)
+		if row["matched_by"] != "email" || row["existing_client"].(map[string]any)["id"] != float64(min(pedro, lucia)) {
+			t.Errorf("row = %v, want a match on client %d", row, min(pedro, lucia))
 		}
 	})
 }

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -319,8 +320,13 @@ func parseNationalForCallingCode(digits string, cc int) (*phonenumbers.PhoneNumb
 
 // libParse wraps phonenumbers.Parse and translates its errors into messages
 // for API clients.
+//
+// Results are memoised (see parseCache): the library spends most of a parse
+// in regular expressions, a 500-row batch parses every number twice (once as
+// sent, once back from E.164 in settle), and integrators re-send the same
+// numbers all day.
 func libParse(s, region string) (*phonenumbers.PhoneNumber, error) {
-	pn, err := phonenumbers.Parse(s, region)
+	pn, err := cachedParse(s, region)
 	switch {
 	case err == nil:
 	case errors.Is(err, phonenumbers.ErrInvalidCountryCode):
@@ -385,10 +391,67 @@ func settle(pn *phonenumbers.PhoneNumber) (Number, error) {
 		CountryCode: int(pn.GetCountryCode()),
 		National:    phonenumbers.GetNationalSignificantNumber(pn),
 	}
-	back, err := phonenumbers.Parse(n.E164(), "")
+	back, err := cachedParse(n.E164(), "")
 	if err != nil || int(back.GetCountryCode()) != n.CountryCode ||
 		phonenumbers.GetNationalSignificantNumber(back) != n.National {
 		return Number{}, invalid("phone number is not usable: written in E.164 it would read as a different number (check for extra zeros)")
 	}
 	return n, nil
+}
+
+// cachedParse is phonenumbers.Parse, memoised.
+func cachedParse(s, region string) (*phonenumbers.PhoneNumber, error) {
+	key := region + "|" + s
+	if r, ok := parses.get(key); ok {
+		return r.pn, r.err
+	}
+	pn, err := phonenumbers.Parse(s, region)
+	parses.put(key, parseResult{pn, err})
+	return pn, err
+}
+
+// parseResult is one memoised library parse. The *PhoneNumber is shared by
+// every caller that parses the same string and must not be modified; this
+// package only reads it.
+type parseResult struct {
+	pn  *phonenumbers.PhoneNumber
+	err error
+}
+
+// parses holds the most recent library parses: two generations of at most
+// parseCacheSize entries each, so memory stays bounded (a few MB) while the
+// numbers in use stay resident.
+var parses = &parseCache{cur: map[string]parseResult{}}
+
+const parseCacheSize = 50_000
+
+type parseCache struct {
+	mu        sync.Mutex
+	cur, prev map[string]parseResult
+}
+
+func (c *parseCache) get(key string) (parseResult, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.cur[key]; ok {
+		return r, true
+	}
+	if r, ok := c.prev[key]; ok {
+		c.putLocked(key, r)
+		return r, true
+	}
+	return parseResult{}, false
+}
+
+func (c *parseCache) put(key string, r parseResult) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.putLocked(key, r)
+}
+
+func (c *parseCache) putLocked(key string, r parseResult) {
+	if len(c.cur) >= parseCacheSize {
+		c.prev, c.cur = c.cur, make(map[string]parseResult, parseCacheSize)
+	}
+	c.cur[key] = r
 }

@@ -160,7 +160,7 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 	}
 	in, args := db.In(ids)
 	rows, err := tx.Query(ctx, `SELECT id, client_id, status, assigned_user_id FROM cards
-		WHERE account_id = ? AND pipeline_id = ? AND client_id IN `+in+` ORDER BY id`,
+		WHERE account_id = ? AND pipeline_id = ? AND client_id IN `+in,
 		append([]any{acct.ID, pipelineID}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("load cards: %w", err)
@@ -183,7 +183,9 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 			}
 			active[clientID] = p
 		} else {
-			removed[clientID] = id // the newest removed card wins
+			if id > removed[clientID] {
+				removed[clientID] = id // the newest removed card wins
+			}
 		}
 	}
 	rows.Close()
