@@ -118,17 +118,24 @@ func ListStages(ctx context.Context, q db.Querier, acct account.Account, pipelin
 	if err := mustPipeline(ctx, q, acct, pipelineID); err != nil {
 		return nil, err
 	}
-	stages, err := loadStages(ctx, q, acct, "s.pipeline_id = ?", pipelineID)
+	stages, err := loadStages(ctx, q, acct, true, "s.pipeline_id = ?", pipelineID)
 	if err != nil {
 		return nil, err
 	}
 	return stages, nil
 }
 
-func loadStages(ctx context.Context, q db.Querier, acct account.Account, where string, args ...any) ([]Stage, error) {
+// loadStages reads stages of acct; withCounts fills ClientCount, which
+// costs an index range over the stage's active cards and is only shown by
+// the stages endpoint (placing and moving never need it).
+func loadStages(ctx context.Context, q db.Querier, acct account.Account, withCounts bool, where string, args ...any) ([]Stage, error) {
+	count := "0"
+	if withCounts {
+		count = `(SELECT COUNT(*) FROM cards c
+			WHERE c.account_id = s.account_id AND c.pipeline_id = s.pipeline_id AND c.stage_id = s.id AND c.status = 'active')`
+	}
 	rows, err := q.Query(ctx, `SELECT s.id, s.pipeline_id, s.name, s.stage_type, s.position, s.color, s.is_entry_point,
-			s.allowed_targets, s.automations,
-			(SELECT COUNT(*) FROM cards c WHERE c.stage_id = s.id AND c.status = 'active')
+			s.allowed_targets, s.automations, `+count+`
 		FROM stages s WHERE s.account_id = ? AND `+where+` ORDER BY s.position, s.id`, append([]any{acct.ID}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("load stages: %w", err)
@@ -155,7 +162,7 @@ func loadStages(ctx context.Context, q db.Querier, acct account.Account, where s
 
 // stageByID loads one stage of acct (any pipeline).
 func stageByID(ctx context.Context, q db.Querier, acct account.Account, stageID int64) (Stage, bool, error) {
-	stages, err := loadStages(ctx, q, acct, "s.id = ?", stageID)
+	stages, err := loadStages(ctx, q, acct, false, "s.id = ?", stageID)
 	if err != nil || len(stages) == 0 {
 		return Stage{}, false, err
 	}
@@ -164,7 +171,7 @@ func stageByID(ctx context.Context, q db.Querier, acct account.Account, stageID 
 
 // defaultStage is the entry-point stage of a pipeline, else its first.
 func defaultStage(ctx context.Context, q db.Querier, acct account.Account, pipelineID int64) (Stage, error) {
-	stages, err := loadStages(ctx, q, acct, "s.pipeline_id = ?", pipelineID)
+	stages, err := loadStages(ctx, q, acct, false, "s.pipeline_id = ?", pipelineID)
 	if err != nil {
 		return Stage{}, err
 	}
