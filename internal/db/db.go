@@ -36,6 +36,11 @@ type DB struct {
 	dialect Dialect
 	dsn     string
 	slow    slowLog
+	// writers queues this process's SQLite write transactions (nil on
+	// PostgreSQL); busy is how long one may wait for its turn.
+	writers chan struct{}
+	busy    time.Duration
+	stmts   stmtCache
 }
 
 // Options tune Open.
@@ -113,7 +118,10 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 		sqldb.SetMaxOpenConns(n)
 		sqldb.SetMaxIdleConns(n)
 	}
-	db := &DB{sql: sqldb, dialect: d, dsn: dsn, slow: slowLog{opt.SlowQuery, opt.Log}}
+	db := &DB{sql: sqldb, dialect: d, dsn: dsn, slow: slowLog{opt.SlowQuery, opt.Log}, busy: opt.BusyTimeout}
+	if d.Engine == SQLite {
+		db.writers = make(chan struct{}, 1)
+	}
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := sqldb.PingContext(pingCtx); err != nil {
@@ -169,7 +177,61 @@ func sqliteDSN(path string, busy time.Duration) string {
 }
 
 // Close closes the pool.
-func (db *DB) Close() error { return db.sql.Close() }
+func (db *DB) Close() error {
+	db.stmts.close()
+	return db.sql.Close()
+}
+
+// stmtCache keeps SQLite statements prepared. The pure-Go SQLite spends
+// more time compiling a statement than running a small one (half of a
+// GET /calendar/services was spent in the SQL parser), and database/sql
+// prepares afresh for every call unless it is handed a *sql.Stmt, which it
+// then prepares once per connection. PostgreSQL needs none of this: pgx
+// keeps its own per-connection statement cache.
+type stmtCache struct {
+	mu     sync.Mutex
+	m      map[string]*sql.Stmt
+	closed bool
+}
+
+// maxCachedStmts bounds the cache; Frontdesk's fixed statements are far
+// fewer. Statements with expanded In lists are never cached (their text
+// varies with the list's length).
+const maxCachedStmts = 1000
+
+// prepared returns the cached statement for q, preparing it on first use,
+// or nil when q is not to be cached (PostgreSQL, an expanded In list, a
+// full cache, or a statement that does not prepare: the caller then runs
+// it directly and reports its error).
+func (db *DB) prepared(ctx context.Context, q, expanded string) *sql.Stmt {
+	if db.dialect.Engine != SQLite || q != expanded {
+		return nil
+	}
+	c := &db.stmts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.m[q]; ok || c.closed || len(c.m) >= maxCachedStmts {
+		return st
+	}
+	st, err := db.sql.PrepareContext(ctx, q)
+	if err != nil {
+		return nil
+	}
+	if c.m == nil {
+		c.m = map[string]*sql.Stmt{}
+	}
+	c.m[q] = st
+	return st
+}
+
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.m {
+		st.Close()
+	}
+	c.m, c.closed = nil, true
+}
 
 // Dialect returns the engine's dialect.
 func (db *DB) Dialect() Dialect { return db.dialect }
@@ -193,49 +255,68 @@ type Querier interface {
 
 // Exec runs a statement outside a transaction.
 func (db *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	q, args = db.dialect.expand(q, args)
-	defer db.slow.since(time.Now(), q)
-	return db.sql.ExecContext(ctx, db.dialect.Rebind(q), args...)
+	expanded, args := db.dialect.expand(q, args)
+	defer db.slow.since(time.Now(), expanded)
+	if st := db.prepared(ctx, q, expanded); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return db.sql.ExecContext(ctx, db.dialect.Rebind(expanded), args...)
 }
 
 // Query runs a query outside a transaction.
 func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	q, args = db.dialect.expand(q, args)
-	defer db.slow.since(time.Now(), q)
-	return db.sql.QueryContext(ctx, db.dialect.Rebind(q), args...)
+	expanded, args := db.dialect.expand(q, args)
+	defer db.slow.since(time.Now(), expanded)
+	if st := db.prepared(ctx, q, expanded); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return db.sql.QueryContext(ctx, db.dialect.Rebind(expanded), args...)
 }
 
 // QueryRow runs a single-row query outside a transaction.
 func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	q, args = db.dialect.expand(q, args)
-	defer db.slow.since(time.Now(), q)
-	return db.sql.QueryRowContext(ctx, db.dialect.Rebind(q), args...)
+	expanded, args := db.dialect.expand(q, args)
+	defer db.slow.since(time.Now(), expanded)
+	if st := db.prepared(ctx, q, expanded); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return db.sql.QueryRowContext(ctx, db.dialect.Rebind(expanded), args...)
 }
 
 // Tx is a transaction.
 type Tx struct {
 	tx      *sql.Tx
+	db      *DB
 	dialect Dialect
 	slow    slowLog
 	after   []func()
 }
 
 func (tx *Tx) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	q, args = tx.dialect.expand(q, args)
-	defer tx.slow.since(time.Now(), q)
-	return tx.tx.ExecContext(ctx, tx.dialect.Rebind(q), args...)
+	expanded, args := tx.dialect.expand(q, args)
+	defer tx.slow.since(time.Now(), expanded)
+	if st := tx.db.prepared(ctx, q, expanded); st != nil {
+		return tx.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	return tx.tx.ExecContext(ctx, tx.dialect.Rebind(expanded), args...)
 }
 
 func (tx *Tx) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	q, args = tx.dialect.expand(q, args)
-	defer tx.slow.since(time.Now(), q)
-	return tx.tx.QueryContext(ctx, tx.dialect.Rebind(q), args...)
+	expanded, args := tx.dialect.expand(q, args)
+	defer tx.slow.since(time.Now(), expanded)
+	if st := tx.db.prepared(ctx, q, expanded); st != nil {
+		return tx.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
+	return tx.tx.QueryContext(ctx, tx.dialect.Rebind(expanded), args...)
 }
 
 func (tx *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	q, args = tx.dialect.expand(q, args)
-	defer tx.slow.since(time.Now(), q)
-	return tx.tx.QueryRowContext(ctx, tx.dialect.Rebind(q), args...)
+	expanded, args := tx.dialect.expand(q, args)
+	defer tx.slow.since(time.Now(), expanded)
+	if st := tx.db.prepared(ctx, q, expanded); st != nil {
+		return tx.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
+	return tx.tx.QueryRowContext(ctx, tx.dialect.Rebind(expanded), args...)
 }
 
 // Dialect returns the engine's dialect.
@@ -262,11 +343,18 @@ func (db *DB) Transact(ctx context.Context, fn func(tx *Tx) error) error {
 }
 
 func (db *DB) transactOnce(ctx context.Context, fn func(tx *Tx) error) (err error) {
+	if db.writers != nil {
+		release, err := db.writeTurn(ctx)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	sqltx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	tx := &Tx{tx: sqltx, dialect: db.dialect, slow: db.slow}
+	tx := &Tx{tx: sqltx, db: db, dialect: db.dialect, slow: db.slow}
 	defer func() {
 		if p := recover(); p != nil {
 			sqltx.Rollback()
@@ -286,6 +374,29 @@ func (db *DB) transactOnce(ctx context.Context, fn func(tx *Tx) error) (err erro
 		f()
 	}
 	return nil
+}
+
+// ErrBusy is returned when a SQLite write transaction waited longer than
+// the busy timeout for its turn.
+var ErrBusy = errors.New("database is busy: a write transaction waited too long for its turn")
+
+// writeTurn waits for this process's turn to write to SQLite. SQLite lets
+// one writer in at a time and makes the others poll with growing sleeps
+// (the busy handler), which is unfair: under a steady stream of batches a
+// waiting writer kept losing the race and a 45 ms batch could wait seconds.
+// Queueing on a channel first hands the lock over in arrival order; the busy
+// timeout still covers other processes on the same file.
+func (db *DB) writeTurn(ctx context.Context) (release func(), err error) {
+	timer := time.NewTimer(db.busy)
+	defer timer.Stop()
+	select {
+	case db.writers <- struct{}{}:
+		return func() { <-db.writers }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-timer.C:
+		return nil, ErrBusy
+	}
 }
 
 // ErrNoRows is sql.ErrNoRows, re-exported so area packages need not import

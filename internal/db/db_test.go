@@ -3,6 +3,7 @@ package db_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -191,5 +192,36 @@ func TestSlowQueryLog(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// SQLite write transactions of one process take turns on a queue; one that
+// waits past the busy timeout gets ErrBusy, one whose request is cancelled
+// gets the context's error, and neither ever reaches the database.
+func TestSQLiteWriteTurns(t *testing.T) {
+	dsn := dbtest.DSN(t, db.SQLite)
+	store, err := db.Open(context.Background(), dsn, db.Options{BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	holding, done := make(chan struct{}), make(chan struct{})
+	go store.Transact(context.Background(), func(tx *db.Tx) error {
+		close(holding)
+		<-done
+		return nil
+	})
+	<-holding
+	defer close(done)
+
+	start := time.Now()
+	err = store.Transact(context.Background(), func(tx *db.Tx) error { t.Error("ran while another writer held its turn"); return nil })
+	if !errors.Is(err, db.ErrBusy) || time.Since(start) < 50*time.Millisecond {
+		t.Errorf("got %v after %v, want ErrBusy after the 50ms busy timeout", err, time.Since(start))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if err := store.Transact(ctx, func(tx *db.Tx) error { return nil }); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("cancelled wait: got %v", err)
 	}
 }

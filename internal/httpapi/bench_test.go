@@ -164,3 +164,26 @@ func rawFloor(b *testing.B, store *db.DB, res *workspace.Result, base int) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkServices measures GET /calendar/services through the whole
+// handler chain (access log to io.Discard), the read the load run compares
+// with plain net/http.
+func BenchmarkServices(b *testing.B) {
+	for _, e := range []db.Engine{db.SQLite, db.Postgres} {
+		b.Run(string(e), func(b *testing.B) {
+			_, srv, _ := benchServer(b, e)
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					req := httptest.NewRequest("GET", "/api/v2/public/calendar/services", nil)
+					req.Header.Set("Authorization", "Bearer "+acmeKey)
+					rec := httptest.NewRecorder()
+					srv.ServeHTTP(rec, req)
+					if rec.Code != 200 {
+						b.Fatalf("status %d: %s", rec.Code, rec.Body.String())
+					}
+				}
+			})
+		})
+	}
+}
