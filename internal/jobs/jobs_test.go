@@ -187,3 +187,44 @@ func TestInterruptedJobRunsAfterRestart(t *testing.T) {
 		}
 	})
 }
+
+// A worker told to stop while a backlog is queued finishes the jobs it has
+// claimed and returns; it does not drain the queue first.
+func TestWorkerStopsWithBacklog(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		e := setup(t, store)
+		phones := make([]string, 200)
+		for i := range phones {
+			phones[i] = fmt.Sprintf("+3461100%04d", i)
+		}
+		e.ingest(t, phones, nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		var ran atomic.Int32
+		handlers := e.worker.Handlers
+		wrapped := map[string]jobs.Handler{}
+		for kind, h := range handlers {
+			wrapped[kind] = func(ctx2 context.Context, tx *db.Tx, acct account.Account, j jobs.Job) error {
+				if ran.Add(1) == 1 {
+					cancel()
+				}
+				return h(ctx2, tx, acct, j)
+			}
+		}
+		e.worker.Handlers, e.worker.Batch = wrapped, 5
+		done := make(chan struct{})
+		go func() { e.worker.Run(ctx); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("worker still draining the queue 10 s after it was told to stop")
+		}
+		if n := ran.Load(); n > 5 {
+			t.Errorf("ran %d jobs after the stop, want at most the claimed batch of 5", n)
+		}
+		var pending int
+		store.QueryRow(context.Background(), `SELECT COUNT(*) FROM jobs WHERE status = 'pending'`).Scan(&pending)
+		if pending == 0 {
+			t.Error("no jobs left queued: the worker drained the backlog before stopping")
+		}
+	})
+}
