@@ -199,6 +199,7 @@ func TestWorkerStopsWithBacklog(t *testing.T) {
 		}
 		e.ingest(t, phones, nil)
 		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
 		var ran atomic.Int32
 		handlers := e.worker.Handlers
 		wrapped := map[string]jobs.Handler{}
