@@ -229,3 +229,45 @@ func TestWorkerStopsWithBacklog(t *testing.T) {
 		}
 	})
 }
+
+// Claimed jobs run in one transaction with a savepoint each: a job that
+// fails leaves none of its writes behind and is retried, while the others
+// of its batch complete.
+func TestFailingJobRollsBackOnlyItself(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		e := setup(t, store)
+		e.ingest(t, []string{"+34611000001", "+34611000002", "+34611000003"}, nil)
+		var arrivals atomic.Int32
+		arrive := e.worker.Handlers[jobs.KindStageArrival]
+		handlers := map[string]jobs.Handler{}
+		for kind, h := range e.worker.Handlers {
+			handlers[kind] = h
+		}
+		handlers[jobs.KindStageArrival] = func(ctx context.Context, tx *db.Tx, acct account.Account, j jobs.Job) error {
+			if err := arrive(ctx, tx, acct, j); err != nil {
+				return err
+			}
+			if arrivals.Add(1) == 2 {
+				return fmt.Errorf("injected failure after the job wrote its message")
+			}
+			return nil
+		}
+		e.worker.Handlers = handlers
+		if _, err := e.worker.RunOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if n := e.outbox(jobs.MsgAutomation); n != 2 {
+			t.Fatalf("automation messages after the first batch = %d, want 2 (the failed job's message rolled back)", n)
+		}
+		var pending int
+		store.QueryRow(context.Background(), `SELECT COUNT(*) FROM jobs WHERE kind = ? AND status = 'pending' AND last_error LIKE '%injected%'`, jobs.KindStageArrival).Scan(&pending)
+		if pending != 1 {
+			t.Fatalf("failed stage-arrival jobs waiting for a retry = %d, want 1", pending)
+		}
+		e.clock.Advance(2 * time.Second)
+		e.drain(t)
+		if n := e.outbox(jobs.MsgAutomation); n != 3 {
+			t.Errorf("automation messages after the retry = %d, want exactly 3", n)
+		}
+	})
+}

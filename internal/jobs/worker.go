@@ -100,9 +100,7 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	for _, j := range claimed {
-		w.run(ctx, j)
-	}
+	w.runBatch(ctx, claimed)
 	return len(claimed), nil
 }
 
@@ -167,40 +165,85 @@ func (w *Worker) claim(ctx context.Context) ([]Job, error) {
 	return out, err
 }
 
-func (w *Worker) run(ctx context.Context, j Job) {
-	h, ok := w.Handlers[j.Kind]
-	if !ok {
-		w.fail(ctx, j, fmt.Errorf("no handler for job kind %q", j.Kind), true)
+// runBatch runs claimed jobs. External calls (webhooks, message sends) go
+// first, one job at a time and outside any transaction; then the database
+// part of every job whose call succeeded runs in one transaction, each job
+// inside a savepoint so that a failing job rolls back only its own writes.
+// One transaction per batch rather than per job matters on SQLite, where
+// every write transaction waits its turn behind ingest batches: per job,
+// the worker completed about 125 jobs/s under a sustained ingest load while
+// 3,800/s were queued.
+func (w *Worker) runBatch(ctx context.Context, claimed []Job) {
+	var local []Job
+	for _, j := range claimed {
+		if _, ok := w.Handlers[j.Kind]; !ok {
+			w.fail(ctx, j, fmt.Errorf("no handler for job kind %q", j.Kind), true)
+			continue
+		}
+		if call, ok := w.Calls[j.Kind]; ok {
+			acct, err := accountByID(ctx, w.DB, j.AccountID)
+			if err == nil {
+				err = call(ctx, w.DB, acct, j)
+			}
+			if err != nil {
+				w.fail(ctx, j, err, false)
+				continue
+			}
+		}
+		local = append(local, j)
+	}
+	if len(local) == 0 {
 		return
 	}
-	if call, ok := w.Calls[j.Kind]; ok {
-		acct, err := accountByID(ctx, w.DB, j.AccountID)
-		if err == nil {
-			err = call(ctx, w.DB, acct, j)
-		}
-		if err != nil {
-			w.fail(ctx, j, err, false)
-			return
-		}
-	}
+	failed := map[int64]error{}
 	err := w.DB.Transact(ctx, func(tx *db.Tx) error {
-		acct, err := accountByID(ctx, tx, j.AccountID)
-		if err != nil {
-			return err
+		clear(failed)
+		accounts := map[int64]account.Account{}
+		for _, j := range local {
+			if _, err := tx.Exec(ctx, `SAVEPOINT job`); err != nil {
+				return err
+			}
+			if err := w.runInTx(ctx, tx, accounts, j); err != nil {
+				if _, err := tx.Exec(ctx, `ROLLBACK TO SAVEPOINT job`); err != nil {
+					return err
+				}
+				failed[j.ID] = err
+			}
+			if _, err := tx.Exec(ctx, `RELEASE SAVEPOINT job`); err != nil {
+				return err
+			}
 		}
-		if err := h(ctx, tx, acct, j); err != nil {
-			return err
-		}
-		now := db.Micros(w.Clock.Now())
-		if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'done', finished_at = ?, last_error = NULL WHERE id = ?`, now, j.ID); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `INSERT INTO job_attempts (job_id, attempt, at, ok) VALUES (?, ?, ?, TRUE)`, j.ID, j.Attempts, now)
-		return err
+		return nil
 	})
-	if err != nil {
-		w.fail(ctx, j, err, false)
+	for _, j := range local {
+		switch {
+		case err != nil:
+			w.fail(ctx, j, err, false) // nothing of the batch was written
+		case failed[j.ID] != nil:
+			w.fail(ctx, j, failed[j.ID], false)
+		}
 	}
+}
+
+// runInTx runs the database part of one job and marks it done.
+func (w *Worker) runInTx(ctx context.Context, tx *db.Tx, accounts map[int64]account.Account, j Job) error {
+	acct, ok := accounts[j.AccountID]
+	if !ok {
+		var err error
+		if acct, err = accountByID(ctx, tx, j.AccountID); err != nil {
+			return err
+		}
+		accounts[j.AccountID] = acct
+	}
+	if err := w.Handlers[j.Kind](ctx, tx, acct, j); err != nil {
+		return err
+	}
+	now := db.Micros(w.Clock.Now())
+	if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'done', finished_at = ?, last_error = NULL WHERE id = ?`, now, j.ID); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO job_attempts (job_id, attempt, at, ok) VALUES (?, ?, ?, TRUE)`, j.ID, j.Attempts, now)
+	return err
 }
 
 // fail schedules a retry with backoff, or gives up after max attempts.
