@@ -94,7 +94,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	)
 	if IsPostgresDSN(dsn) {
 		d = Dialect{Engine: Postgres}
-		sqldb, err = sql.Open("pgx", postgresDSN(dsn))
+		sqldb, err = sql.Open("pgx", dsn)
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
@@ -129,26 +129,6 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 		return nil, fmt.Errorf("connect to %s: %w", d.Engine, err)
 	}
 	return db, nil
-}
-
-// postgresDSN asks every session for custom plans. pgx caches prepared
-// statements per connection, and after five runs PostgreSQL would switch a
-// statement to a generic plan that does not know its array parameter: a
-// batch lookup `phone_national = ANY($2)` then filters every row of the
-// account against 500 values one by one instead of hashing them or probing
-// the index (100 ms instead of 2 ms at 10,000 clients). Planning each batch
-// lookup costs well under a millisecond.
-func postgresDSN(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return dsn
-	}
-	q := u.Query()
-	if q.Get("plan_cache_mode") == "" {
-		q.Set("plan_cache_mode", "force_custom_plan")
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
 }
 
 // sqliteDSN turns a file path into a modernc DSN: WAL so readers never block

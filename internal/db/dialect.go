@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -169,8 +170,8 @@ func (d Dialect) expand(q string, args []any) (string, []any) {
 		return q, args
 	}
 	var b strings.Builder
-	out := make([]any, 0, len(args))
-	n, inQuote := 0, false
+	out := make([]any, 0, len(args)+1)
+	n, inQuote, arrays := 0, false, false
 	for i := 0; i < len(q); i++ {
 		c := q[i]
 		if c == '\'' {
@@ -195,6 +196,7 @@ func (d Dialect) expand(q string, args []any) (string, []any) {
 			if head, ok := anyForm(b.String()); ok {
 				b.Reset()
 				b.WriteString(head)
+				arrays = true
 				if l.ints != nil {
 					b.WriteString("CAST(? AS bigint[])")
 					out = append(out, l.ints)
@@ -222,7 +224,19 @@ func (d Dialect) expand(q string, args []any) (string, []any) {
 			out = append(out, vals...)
 		}
 	}
-	return b.String(), append(out, args[n:]...)
+	out = append(out, args[n:]...)
+	if arrays {
+		// A statement with an array parameter is planned for the array it
+		// is given. pgx would otherwise prepare and cache it, and after five
+		// runs PostgreSQL may switch to a generic plan that does not know
+		// the array: a batch lookup `phone_national = ANY($2)` then filtered
+		// every client of the account against 500 values one by one (100 ms
+		// instead of 2 ms at 10,000 clients). Every other statement keeps
+		// pgx's cached prepared statement and PostgreSQL's plan cache, which
+		// halves the cost of a short read such as GET /calendar/services.
+		out = append([]any{pgx.QueryExecModeCacheDescribe}, out...)
+	}
+	return b.String(), out
 }
 
 // anyForm rewrites a query prefix ending in "IN (" into one ending in
