@@ -323,11 +323,14 @@ func (db *DB) Transact(ctx context.Context, fn func(tx *Tx) error) error {
 }
 
 func (db *DB) transactOnce(ctx context.Context, fn func(tx *Tx) error) (err error) {
+	release := func() {}
 	if db.writers != nil {
-		release, err := db.writeTurn(ctx)
+		turn, err := db.writeTurn(ctx)
 		if err != nil {
 			return err
 		}
+		var once sync.Once
+		release = func() { once.Do(turn) }
 		defer release()
 	}
 	sqltx, err := db.sql.BeginTx(ctx, nil)
@@ -350,6 +353,7 @@ func (db *DB) transactOnce(ctx context.Context, fn func(tx *Tx) error) (err erro
 	if err = sqltx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	release() // after-commit callbacks may write themselves
 	for _, f := range tx.after {
 		f()
 	}

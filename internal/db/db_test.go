@@ -225,3 +225,24 @@ func TestSQLiteWriteTurns(t *testing.T) {
 		t.Errorf("cancelled wait: got %v", err)
 	}
 }
+
+// An after-commit callback may start a write transaction of its own: the
+// committed transaction has given up its write turn by then.
+func TestAfterCommitMayWrite(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		ctx := context.Background()
+		var inner error
+		ran := false
+		err := store.Transact(ctx, func(tx *db.Tx) error {
+			tx.AfterCommit(func() {
+				ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				defer cancel()
+				inner = store.Transact(ctx, func(tx *db.Tx) error { ran = true; return nil })
+			})
+			return nil
+		})
+		if err != nil || inner != nil || !ran {
+			t.Errorf("outer %v, inner %v, inner ran %v", err, inner, ran)
+		}
+	})
+}
