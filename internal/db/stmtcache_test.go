@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // SQLite statements are prepared once and reused, in and out of
@@ -60,5 +62,28 @@ func TestStatementCache(t *testing.T) {
 	var w string
 	if err := store.QueryRow(ctx, star, 1).Scan(&id, &v, &w); err != nil || w != "new" {
 		t.Errorf("after ALTER TABLE: w = %q, %v", w, err)
+	}
+}
+
+// On PostgreSQL a statement bound to an In list is planned for the array it
+// is given (pgx's describe-only cache: no prepared statement whose generic
+// plan would ignore the array); every other statement keeps pgx's default.
+func TestPostgresArrayStatementsArePlannedPerCall(t *testing.T) {
+	pg := Dialect{Engine: Postgres}
+	in, args := In([]string{"600111222", "600111333"})
+	q, out := pg.expand(`SELECT id FROM clients WHERE account_id = ? AND phone_national IN `+in, append([]any{int64(1)}, args...))
+	if q != `SELECT id FROM clients WHERE account_id = ? AND phone_national = ANY(CAST(? AS text[]))` {
+		t.Errorf("query = %s", q)
+	}
+	if len(out) != 3 || out[0] != pgx.QueryExecModeCacheDescribe {
+		t.Errorf("args = %#v, want the describe-only exec mode first", out)
+	}
+	q, out = pg.expand(`SELECT id FROM clients WHERE account_id = ?`, []any{int64(1)})
+	if len(out) != 1 || q != `SELECT id FROM clients WHERE account_id = ?` {
+		t.Errorf("plain statement changed: %s %#v", q, out)
+	}
+	sq, sargs := (Dialect{Engine: SQLite}).expand(`SELECT id FROM clients WHERE phone_national IN `+in, args)
+	if sq != `SELECT id FROM clients WHERE phone_national IN (?,?)` || len(sargs) != 2 {
+		t.Errorf("SQLite: %s %#v", sq, sargs)
 	}
 }
