@@ -8,8 +8,10 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -164,7 +166,24 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		d.renderLogin(w, r, http.StatusUnauthorized, v)
 		return
 	}
+	throttle := signInThrottleKey(v.Email, r)
+	if wait, err := d.signInBlocked(r.Context(), throttle); err != nil {
+		d.fail(w, r, nil, err)
+		return
+	} else if wait > 0 {
+		d.log.Warn("dashboard: sign-in throttled", "remote", r.RemoteAddr)
+		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+		v.Error = fmt.Sprintf("Too many failed sign-ins for this e-mail from your network. Try again in %d minutes.", int(wait.Minutes())+1)
+		d.renderLogin(w, r, http.StatusTooManyRequests, v)
+		return
+	}
 	user, err := d.authenticate(r.Context(), v.Email, pw, v.Workspace)
+	if err == errBadCredentials {
+		if err := d.recordSignInFailure(r.Context(), throttle); err != nil {
+			d.fail(w, r, nil, err)
+			return
+		}
+	}
 	if err != nil {
 		if e, ok := err.(*errs.Error); ok {
 			v.Error = e.Message
@@ -174,6 +193,7 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, nil, err)
 		return
 	}
+	d.db.Exec(r.Context(), `DELETE FROM signin_failures WHERE throttle_key = ?`, throttle)
 	token, err := d.startSession(r.Context(), user)
 	if err != nil {
 		d.fail(w, r, nil, err)
@@ -188,6 +208,55 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		next = Prefix
 	}
 	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// signInThrottleKey is the e-mail (normalised) and the client's address.
+// The address is the connection's, never a forwarded header a guesser could
+// vary; behind a proxy every user shares it and the limit becomes per
+// e-mail. Keying on the address too means a stranger failing on purpose
+// cannot lock a user out from everywhere.
+func signInThrottleKey(email string, r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return contact.NormEmail(email) + "|" + host
+}
+
+// signInBlocked says how long the key must wait before it may try again
+// (0: it may try now).
+func (d *Dashboard) signInBlocked(ctx context.Context, key string) (time.Duration, error) {
+	now := d.clock.Now()
+	rows, err := d.db.Query(ctx, `SELECT at FROM signin_failures WHERE throttle_key = ? AND at > ? ORDER BY at DESC LIMIT ?`,
+		key, db.Micros(now.Add(-d.signInWindow)), d.signInLimit)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var times []int64
+	for rows.Next() {
+		var at int64
+		if err := rows.Scan(&at); err != nil {
+			return 0, err
+		}
+		times = append(times, at)
+	}
+	if err := rows.Err(); err != nil || len(times) < d.signInLimit {
+		return 0, err
+	}
+	// Blocked until the oldest of the last signInLimit failures leaves the window.
+	return db.Time(times[len(times)-1]).Add(d.signInWindow).Sub(now), nil
+}
+
+// recordSignInFailure notes a wrong password and sweeps failures that have
+// left the window.
+func (d *Dashboard) recordSignInFailure(ctx context.Context, key string) error {
+	now := d.clock.Now()
+	if _, err := d.db.Exec(ctx, `INSERT INTO signin_failures (throttle_key, at) VALUES (?, ?)`, key, db.Micros(now)); err != nil {
+		return fmt.Errorf("record sign-in failure: %w", err)
+	}
+	_, err := d.db.Exec(ctx, `DELETE FROM signin_failures WHERE at <= ?`, db.Micros(now.Add(-d.signInWindow)))
+	return err
 }
 
 type userRef struct{ id, accountID int64 }

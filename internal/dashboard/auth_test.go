@@ -180,3 +180,34 @@ func TestSessionExpiry(t *testing.T) {
 		busy.get("/app/keys").must(t, http.StatusSeeOther)
 	})
 }
+
+// Five wrong passwords for one e-mail from one address within 15 minutes
+// stop further attempts, even with the right password, until the window
+// moves on; other e-mails are unaffected and a success clears the count.
+func TestSignInThrottle(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		h := newHarness(t, store)
+		attempt := func(email, pw, ws string) page {
+			u := h.newUser()
+			return u.signIn(email, pw, ws)
+		}
+		for i := 0; i < 5; i++ {
+			attempt("ana@acme.test", "wrong-password", "").must(t, http.StatusUnauthorized).contains(t, "do not match")
+		}
+		p := attempt("ANA@acme.test", "ana-password", "").must(t, http.StatusTooManyRequests).contains(t, "Too many failed sign-ins")
+		if p.Header.Get("Retry-After") == "" {
+			t.Error("429 without Retry-After")
+		}
+		attempt("shared@example.test", "shared-pass", "other").must(t, http.StatusSeeOther)
+
+		h.clock.Advance(15 * time.Minute)
+		attempt("ana@acme.test", "ana-password", "").must(t, http.StatusSeeOther)
+
+		for round := 0; round < 2; round++ {
+			for i := 0; i < 4; i++ {
+				attempt("ana@acme.test", "wrong-password", "").must(t, http.StatusUnauthorized)
+			}
+			attempt("ana@acme.test", "ana-password", "").must(t, http.StatusSeeOther)
+		}
+	})
+}

@@ -64,6 +64,11 @@ type Config struct {
 	IdleTimeout time.Duration
 	// MaxAge ends a session this long after sign-in, however busy (default 7 days).
 	MaxAge time.Duration
+	// SignInLimit failed sign-ins for one e-mail from one address within
+	// SignInWindow stop further attempts until the oldest leaves the window
+	// (defaults 5 and 15 min).
+	SignInLimit  int
+	SignInWindow time.Duration
 }
 
 // Dashboard serves /app/.
@@ -73,8 +78,11 @@ type Dashboard struct {
 	log   *slog.Logger
 	idle  time.Duration
 	max   time.Duration
-	pages map[string]*template.Template
-	mux   *http.ServeMux
+	// signInLimit failures per signInWindow, per e-mail and address.
+	signInLimit  int
+	signInWindow time.Duration
+	pages        map[string]*template.Template
+	mux          *http.ServeMux
 }
 
 // New builds the dashboard handler.
@@ -91,7 +99,14 @@ func New(cfg Config) (*Dashboard, error) {
 	if cfg.MaxAge <= 0 {
 		cfg.MaxAge = 7 * 24 * time.Hour
 	}
-	d := &Dashboard{db: cfg.DB, clock: cfg.Clock, log: cfg.Log, idle: cfg.IdleTimeout, max: cfg.MaxAge, mux: http.NewServeMux()}
+	if cfg.SignInLimit <= 0 {
+		cfg.SignInLimit = 5
+	}
+	if cfg.SignInWindow <= 0 {
+		cfg.SignInWindow = 15 * time.Minute
+	}
+	d := &Dashboard{db: cfg.DB, clock: cfg.Clock, log: cfg.Log, idle: cfg.IdleTimeout, max: cfg.MaxAge,
+		signInLimit: cfg.SignInLimit, signInWindow: cfg.SignInWindow, mux: http.NewServeMux()}
 	if err := d.parseTemplates(); err != nil {
 		return nil, err
 	}
