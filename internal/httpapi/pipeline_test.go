@@ -184,6 +184,20 @@ func TestMembershipLifecycle(t *testing.T) {
 		if kinds != "placed moved moved removed reactivated " {
 			t.Errorf("timeline = %q", kinds)
 		}
+		// Reactivation has the effects of a placement: maria's card, made by
+		// the workspace file, removed and ingested again, is an api card.
+		maria := ids.Clients["maria"]
+		if source := entrySource(t, store, maria, sales); source != "workspace" {
+			t.Fatalf("maria's card entry_source = %q before, want workspace", source)
+		}
+		h.do("POST", base+"/remove", acmeKey, map[string]any{"client_ids": []int64{maria}}).must(t, 200)
+		row := rowResult(ingest(h, teamNode, map[string]any{"clients": []map[string]any{{"client_id": maria}}}).must(t, 200), 0)
+		if p := row["pipeline"].(map[string]any); p["status"] != "reactivated" {
+			t.Fatalf("ingest after remove: %v", row)
+		}
+		if source := entrySource(t, store, maria, sales); source != "api" {
+			t.Errorf("reactivated card entry_source = %q, want api", source)
+		}
 		// add with a stage of another pipeline.
 		if res := h.do("POST", base+"/add", acmeKey, map[string]any{"client_ids": []int64{ids.Clients["lucia"]}, "stage_id": ids.Stages["renewals/due"]}).must(t, 400); res.errorCode() != "STAGE_NOT_IN_PIPELINE" {
 			t.Errorf("foreign stage on add: %s", res.Raw)
@@ -193,4 +207,13 @@ func TestMembershipLifecycle(t *testing.T) {
 		h.do("POST", base+"/add", acmeKey, map[string]any{"client_ids": []any{}}).must(t, 422)
 		h.do("PATCH", fmt.Sprintf("%s/%d/move", base, pedro), acmeKey, map[string]any{}).must(t, 422)
 	})
+}
+
+func entrySource(t *testing.T, store *db.DB, clientID, pipelineID int64) string {
+	t.Helper()
+	var source string
+	if err := store.QueryRow(t.Context(), `SELECT entry_source FROM cards WHERE client_id = ? AND pipeline_id = ?`, clientID, pipelineID).Scan(&source); err != nil {
+		t.Fatal(err)
+	}
+	return source
 }

@@ -237,15 +237,17 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 	}
 	if len(revived) > 0 {
 		// One statement for every reactivated card: the per-card values
-		// (assignee, lead value) come from a VALUES list.
+		// (assignee, lead value) come from a VALUES list. Reactivation has
+		// the effects of a placement (the contract's state table), so the
+		// card also takes this placement's entry_source.
 		values := make([][]any, len(revived))
 		for j, i := range revived {
 			values[j] = []any{out[i].cardID, nullInt(out[i].assignee), nullFloat(want[i].leadValue)}
 		}
 		if err := db.UpdateMany(ctx, tx, "cards", []string{"id", "assignee", "lead"}, []string{"BIGINT", "BIGINT", "DOUBLE PRECISION"},
-			`status = 'active', stage_id = ?, stage_entered_at = ?, removed_at = NULL, updated_at = ?,
+			`status = 'active', stage_id = ?, stage_entered_at = ?, removed_at = NULL, updated_at = ?, entry_source = ?,
 			 assigned_user_id = COALESCE(v.assignee, cards.assigned_user_id), lead_value = COALESCE(cards.lead_value, v.lead)`,
-			[]any{stage.ID, us, us}, values); err != nil {
+			[]any{stage.ID, us, us, opt.source}, values); err != nil {
 			return nil, fmt.Errorf("reactivate cards: %w", err)
 		}
 	}
