@@ -150,6 +150,7 @@ func TestChatImportCommand(t *testing.T) {
 				`{"customer_phone_number": "+34600000006", "messages": [{"from": "robot", "timestamp": "yesterday"}]}`,
 				`{"key": "b7"}`,
 				`{"key": "b8", "customer_phone_number": "+34600000008", "messages": {"from": "client"}}`,
+				`{"key": "b9", "customer_phone_number": "+34 12"}`,
 			)
 			_, _, err = chatImport(t, dsn, "", "import", "--account", "acme", "-f", bad)
 			if err == nil {
@@ -166,6 +167,7 @@ func TestChatImportCommand(t *testing.T) {
 				`line 6: messages[0].timestamp: "yesterday" is not an RFC 3339 timestamp`,
 				"line 7: customer_phone_number: is required",
 				"line 8: not a JSON conversation object",
+				`line 9: customer_phone_number: "+34 12": phone number is too short`,
 			} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error lacks %q:\n%v", want, err)

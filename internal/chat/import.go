@@ -153,7 +153,7 @@ func validateFile(r io.Reader, acct account.Account, known *workspace.Known) err
 			add(fmt.Sprintf("line %d: not a JSON conversation object: %s", n, strings.TrimPrefix(err.Error(), "json: ")))
 			return nil
 		}
-		f := &workspace.File{Account: workspace.AccountSpec{Slug: acct.Slug}, Conversations: []workspace.ConversationSpec{cv}}
+		f := &workspace.File{Account: workspace.AccountSpec{Slug: acct.Slug, DefaultRegion: acct.DefaultRegion}, Conversations: []workspace.ConversationSpec{cv}}
 		if err := workspace.Validate(f, known); err != nil {
 			var werr *workspace.Error
 			if !errors.As(err, &werr) {

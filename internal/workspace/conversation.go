@@ -36,8 +36,10 @@ func (r *ConversationRefs) id(ctx context.Context, q db.Querier, acct account.Ac
 	return id, nil
 }
 
-// NormalizeCustomerPhone returns the E.164 form (the raw text when it cannot
-// be read) and the national digits conversations are matched to clients on.
+// NormalizeCustomerPhone returns the E.164 form and the national digits
+// conversations are matched to clients on. Validation refuses numbers that
+// cannot be read; the raw text is returned only for rows stored before it
+// did.
 func NormalizeCustomerPhone(raw string, acct account.Account) (string, any) {
 	n, err := phone.ParseWithRegion(raw, acct.DefaultRegion)
 	if err != nil {

@@ -402,7 +402,7 @@ func Validate(f *File, known *Known) error {
 
 	c.keys("conversations", len(f.Conversations), func(i int) string { return f.Conversations[i].Key })
 	for i, cv := range f.Conversations {
-		checkConversation(c, fmt.Sprintf("conversations[%d]", i), cv, dispositions, agents, users)
+		checkConversation(c, fmt.Sprintf("conversations[%d]", i), cv, a.DefaultRegion, dispositions, agents, users)
 	}
 	if len(c.problems) > 0 {
 		return &Error{Problems: c.problems}
@@ -447,8 +447,17 @@ func nulStrings(c *checker, path string, v reflect.Value) {
 }
 
 // checkConversation validates one conversation (shared with chat import).
-func checkConversation(c *checker, path string, cv ConversationSpec, dispositions, agents, users map[string]bool) {
+//
+// The customer's number must read as a phone (with the account's region for
+// national input): every phone in every response is E.164, and a number
+// that cannot be normalised could never be matched to a client either.
+func checkConversation(c *checker, path string, cv ConversationSpec, region string, dispositions, agents, users map[string]bool) {
 	c.required(path+".customer_phone_number", cv.CustomerPhoneNumber)
+	if cv.CustomerPhoneNumber != "" {
+		if _, err := phone.ParseWithRegion(cv.CustomerPhoneNumber, region); err != nil {
+			c.addf(path+".customer_phone_number", "%q: %v", cv.CustomerPhoneNumber, err)
+		}
+	}
 	if cv.Status != "" {
 		c.oneOf(path+".status", cv.Status, ConversationStatuses)
 	}

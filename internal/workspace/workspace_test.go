@@ -126,6 +126,16 @@ clients: [{key: x, phone: "12"}, {key: x, first_name: Y}]`,
 			want: []string{"account.timezone", "services[0].professionals[0]", "clients[0].phone", `clients[1].key: duplicate key "x"`},
 		},
 		{
+			name: "conversation numbers that are not phones",
+			file: `account: {slug: bad, default_region: ES}
+conversations:
+  - {key: a, customer_phone_number: "+34 12"}
+  - {key: b, customer_phone_number: "call me"}
+  - {key: c, customer_phone_number: "600 111 222"}`,
+			want: []string{`conversations[0].customer_phone_number: "+34 12": phone number is too short`,
+				`conversations[1].customer_phone_number: "call me"`},
+		},
+		{
 			name: "not yaml",
 			file: "account: [",
 			want: []string{"not valid YAML"},
