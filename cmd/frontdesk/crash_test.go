@@ -77,25 +77,44 @@ func TestCrashDuringBatch(t *testing.T) {
 			}
 			defer store.Close()
 			addr := freeAddr(t)
-			if *crashTrials > 100 {
-				t.Fatal("-crash-trials: at most 100 (each trial needs 500 phone numbers of its own)")
+			if *crashTrials > 99 {
+				t.Fatal("-crash-trials: at most 99 (each trial needs 500 phone numbers of its own)")
 			}
-			for trial := 0; trial < *crashTrials; trial++ {
+			batch := func(set int) []byte {
 				rows := make([]map[string]any, 500)
 				for i := range rows {
-					// Nine national digits whatever the trial: 61, the trial, the row.
-					rows[i] = map[string]any{"phone_number": fmt.Sprintf("+3461%02d%05d", trial, i), "first_name": "Crash", "tags": []any{map[string]any{"name": "crash"}}}
+					// Nine national digits whatever the set: 61, the set, the row.
+					rows[i] = map[string]any{"phone_number": fmt.Sprintf("+3461%02d%05d", set, i), "first_name": "Crash", "tags": []any{map[string]any{"name": "crash"}}}
 				}
 				body, _ := json.Marshal(map[string]any{"clients": rows})
+				return body
+			}
+			send := func(body []byte) (*http.Response, error) {
+				req, _ := http.NewRequest("POST", "http://"+addr+"/api/v2/public/leadflow/ingest/0b7d6c52-5a52-4c1e-9a57-6f4a0f1f3a01/batch", bytes.NewReader(body))
+				req.Header.Set("Authorization", "Bearer pk_test_acme_main")
+				return http.DefaultClient.Do(req)
+			}
+			// Calibrate on set 99: kills then land anywhere from before the
+			// request is read to after its commit, on either engine.
+			child := startChild(t, dsn, addr)
+			start := time.Now()
+			if resp, err := send(batch(99)); err != nil || resp.StatusCode != 200 {
+				t.Fatalf("calibration batch: %v %v", resp, err)
+			} else {
+				resp.Body.Close()
+			}
+			span := time.Since(start) * 5 / 4
+			child.Process.Signal(syscall.SIGTERM)
+			child.Wait()
+			for trial := 0; trial < *crashTrials; trial++ {
+				body := batch(trial)
 				child := startChild(t, dsn, addr)
 				go func() {
-					req, _ := http.NewRequest("POST", "http://"+addr+"/api/v2/public/leadflow/ingest/0b7d6c52-5a52-4c1e-9a57-6f4a0f1f3a01/batch", bytes.NewReader(body))
-					req.Header.Set("Authorization", "Bearer pk_test_acme_main")
-					if resp, err := http.DefaultClient.Do(req); err == nil {
+					if resp, err := send(body); err == nil {
 						resp.Body.Close()
 					}
 				}()
-				time.Sleep(time.Duration(rand.IntN(60)) * time.Millisecond)
+				time.Sleep(time.Duration(rand.Int64N(int64(span) + 1)))
 				child.Process.Signal(syscall.SIGKILL)
 				child.Wait()
 
@@ -108,9 +127,7 @@ func TestCrashDuringBatch(t *testing.T) {
 				}
 				// Re-sending converges to exactly one copy.
 				child = startChild(t, dsn, addr)
-				req, _ := http.NewRequest("POST", "http://"+addr+"/api/v2/public/leadflow/ingest/0b7d6c52-5a52-4c1e-9a57-6f4a0f1f3a01/batch", bytes.NewReader(body))
-				req.Header.Set("Authorization", "Bearer pk_test_acme_main")
-				resp, err := http.DefaultClient.Do(req)
+				resp, err := send(body)
 				if err != nil || resp.StatusCode != 200 {
 					t.Fatalf("re-send: %v %v", err, resp)
 				}
