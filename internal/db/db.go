@@ -265,42 +265,40 @@ func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
 
 // Tx is a transaction.
 type Tx struct {
-	tx      *sql.Tx
-	db      *DB
-	dialect Dialect
-	slow    slowLog
-	after   []func()
+	tx    *sql.Tx
+	db    *DB // the dialect, the slow-query log and the statement cache
+	after []func()
 }
 
 func (tx *Tx) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	expanded, args := tx.dialect.expand(q, args)
-	defer tx.slow.since(time.Now(), expanded)
+	expanded, args := tx.db.dialect.expand(q, args)
+	defer tx.db.slow.since(time.Now(), expanded)
 	if st := tx.db.prepared(ctx, q, expanded); st != nil {
 		return tx.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 	}
-	return tx.tx.ExecContext(ctx, tx.dialect.Rebind(expanded), args...)
+	return tx.tx.ExecContext(ctx, tx.db.dialect.Rebind(expanded), args...)
 }
 
 func (tx *Tx) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	expanded, args := tx.dialect.expand(q, args)
-	defer tx.slow.since(time.Now(), expanded)
+	expanded, args := tx.db.dialect.expand(q, args)
+	defer tx.db.slow.since(time.Now(), expanded)
 	if st := tx.db.prepared(ctx, q, expanded); st != nil {
 		return tx.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 	}
-	return tx.tx.QueryContext(ctx, tx.dialect.Rebind(expanded), args...)
+	return tx.tx.QueryContext(ctx, tx.db.dialect.Rebind(expanded), args...)
 }
 
 func (tx *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	expanded, args := tx.dialect.expand(q, args)
-	defer tx.slow.since(time.Now(), expanded)
+	expanded, args := tx.db.dialect.expand(q, args)
+	defer tx.db.slow.since(time.Now(), expanded)
 	if st := tx.db.prepared(ctx, q, expanded); st != nil {
 		return tx.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
 	}
-	return tx.tx.QueryRowContext(ctx, tx.dialect.Rebind(expanded), args...)
+	return tx.tx.QueryRowContext(ctx, tx.db.dialect.Rebind(expanded), args...)
 }
 
 // Dialect returns the engine's dialect.
-func (tx *Tx) Dialect() Dialect { return tx.dialect }
+func (tx *Tx) Dialect() Dialect { return tx.db.dialect }
 
 // AfterCommit registers fn to run once the transaction has committed (e.g.
 // waking a worker). It never runs for a rolled-back transaction.
@@ -337,7 +335,7 @@ func (db *DB) transactOnce(ctx context.Context, fn func(tx *Tx) error) (err erro
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	tx := &Tx{tx: sqltx, db: db, dialect: db.dialect, slow: db.slow}
+	tx := &Tx{tx: sqltx, db: db}
 	defer func() {
 		if p := recover(); p != nil {
 			sqltx.Rollback()

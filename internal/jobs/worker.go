@@ -174,6 +174,7 @@ func (w *Worker) claim(ctx context.Context) ([]Job, error) {
 // the worker completed about 125 jobs/s under a sustained ingest load while
 // 3,800/s were queued.
 func (w *Worker) runBatch(ctx context.Context, claimed []Job) {
+	accounts := accountCache{}
 	var local []Job
 	for _, j := range claimed {
 		if _, ok := w.Handlers[j.Kind]; !ok {
@@ -181,7 +182,7 @@ func (w *Worker) runBatch(ctx context.Context, claimed []Job) {
 			continue
 		}
 		if call, ok := w.Calls[j.Kind]; ok {
-			acct, err := accountByID(ctx, w.DB, j.AccountID)
+			acct, err := accounts.get(ctx, w.DB, j.AccountID)
 			if err == nil {
 				err = call(ctx, w.DB, acct, j)
 			}
@@ -198,7 +199,6 @@ func (w *Worker) runBatch(ctx context.Context, claimed []Job) {
 	failed := map[int64]error{}
 	err := w.DB.Transact(ctx, func(tx *db.Tx) error {
 		clear(failed)
-		accounts := map[int64]account.Account{}
 		for _, j := range local {
 			if _, err := tx.Exec(ctx, `SAVEPOINT job`); err != nil {
 				return err
@@ -226,14 +226,10 @@ func (w *Worker) runBatch(ctx context.Context, claimed []Job) {
 }
 
 // runInTx runs the database part of one job and marks it done.
-func (w *Worker) runInTx(ctx context.Context, tx *db.Tx, accounts map[int64]account.Account, j Job) error {
-	acct, ok := accounts[j.AccountID]
-	if !ok {
-		var err error
-		if acct, err = accountByID(ctx, tx, j.AccountID); err != nil {
-			return err
-		}
-		accounts[j.AccountID] = acct
+func (w *Worker) runInTx(ctx context.Context, tx *db.Tx, accounts accountCache, j Job) error {
+	acct, err := accounts.get(ctx, tx, j.AccountID)
+	if err != nil {
+		return err
 	}
 	if err := w.Handlers[j.Kind](ctx, tx, acct, j); err != nil {
 		return err
@@ -242,7 +238,7 @@ func (w *Worker) runInTx(ctx context.Context, tx *db.Tx, accounts map[int64]acco
 	if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'done', finished_at = ?, last_error = NULL WHERE id = ?`, now, j.ID); err != nil {
 		return err
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO job_attempts (job_id, attempt, at, ok) VALUES (?, ?, ?, TRUE)`, j.ID, j.Attempts, now)
+	_, err = tx.Exec(ctx, `INSERT INTO job_attempts (job_id, attempt, at, ok) VALUES (?, ?, ?, TRUE)`, j.ID, j.Attempts, now)
 	return err
 }
 
@@ -270,6 +266,20 @@ func finishedAt(status string, now time.Time) any {
 		return db.Micros(now)
 	}
 	return nil
+}
+
+// accountCache loads each account of a claimed batch once.
+type accountCache map[int64]account.Account
+
+func (c accountCache) get(ctx context.Context, q db.Querier, id int64) (account.Account, error) {
+	if a, ok := c[id]; ok {
+		return a, nil
+	}
+	a, err := accountByID(ctx, q, id)
+	if err == nil {
+		c[id] = a
+	}
+	return a, err
 }
 
 func accountByID(ctx context.Context, q db.Querier, id int64) (account.Account, error) {
