@@ -19,7 +19,24 @@ type Account struct {
 	Name          string
 	Timezone      string
 	DefaultRegion string
+	Limits        Limits
 }
+
+// Limits is an account's API rate limit (decisions.md §10): a token bucket
+// per API key. RequestsPerSecond 0 means unlimited.
+type Limits struct {
+	RequestsPerSecond float64
+	Burst             int
+}
+
+// DefaultLimits applies to accounts whose workspace file sets none.
+var DefaultLimits = Limits{RequestsPerSecond: 100, Burst: 200}
+
+// Unlimited reports whether the limit is off.
+func (l Limits) Unlimited() bool { return l.RequestsPerSecond <= 0 }
+
+// limitColumns are selected after an account's other columns.
+const limitColumns = `COALESCE(rate_per_second, 100), COALESCE(rate_burst, 200)`
 
 // Location returns the account's time zone (UTC when unknown).
 func (a Account) Location() *time.Location {
@@ -29,11 +46,11 @@ func (a Account) Location() *time.Location {
 	return time.UTC
 }
 
-const selectAccount = `SELECT id, slug, name, timezone, default_region FROM accounts`
+const selectAccount = `SELECT id, slug, name, timezone, default_region, ` + limitColumns + ` FROM accounts`
 
 func scanAccount(row interface{ Scan(...any) error }) (Account, error) {
 	var a Account
-	err := row.Scan(&a.ID, &a.Slug, &a.Name, &a.Timezone, &a.DefaultRegion)
+	err := row.Scan(&a.ID, &a.Slug, &a.Name, &a.Timezone, &a.DefaultRegion, &a.Limits.RequestsPerSecond, &a.Limits.Burst)
 	return a, err
 }
 

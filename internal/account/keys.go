@@ -227,10 +227,12 @@ func (a *Authenticator) load(ctx context.Context, hash string, now time.Time) (c
 		lastUsed sql.NullInt64
 	)
 	err := a.DB.QueryRow(ctx, `SELECT k.id, k.hash, k.expires_at, k.revoked_at, k.last_used_at,
-			a.id, a.slug, a.name, a.timezone, a.default_region
+			a.id, a.slug, a.name, a.timezone, a.default_region,
+			COALESCE(a.rate_per_second, 100), COALESCE(a.rate_burst, 200)
 		FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`, hash).
 		Scan(&c.keyID, &c.hash, &expires, &revoked, &lastUsed,
-			&c.acct.ID, &c.acct.Slug, &c.acct.Name, &c.acct.Timezone, &c.acct.DefaultRegion)
+			&c.acct.ID, &c.acct.Slug, &c.acct.Name, &c.acct.Timezone, &c.acct.DefaultRegion,
+			&c.acct.Limits.RequestsPerSecond, &c.acct.Limits.Burst)
 	if db.IsNoRows(err) {
 		return c, ErrInvalidKey
 	}
