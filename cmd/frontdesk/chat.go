@@ -14,9 +14,8 @@ import (
 // chat history, one conversation per line in the workspace file's
 // conversation shape, idempotent by key.
 func cmdChat(ctx context.Context, args []string, env *Env) error {
-	if len(args) == 0 || args[0] != "import" {
-		fmt.Fprintln(env.Stderr, "usage: frontdesk chat import --account SLUG -f FILE.jsonl|-")
-		return errUsage
+	if _, err := subcommand(args, env, "usage: frontdesk chat import --account SLUG -f FILE.jsonl|-\n", "import"); err != nil {
+		return err
 	}
 	f := newFlags("chat import", env)
 	slug := f.String("account", "", "account slug")

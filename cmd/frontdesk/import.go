@@ -66,12 +66,11 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 // (decisions.md §4 and §3): "import pipeline" into an API input node,
 // "import waitlist" into a waiting list.
 func cmdImport(ctx context.Context, args []string, env *Env) error {
-	if len(args) == 0 || (args[0] != "pipeline" && args[0] != "waitlist") {
-		fmt.Fprint(env.Stderr, importUsage)
-		return errUsage
+	if _, err := subcommand(args, env, importUsage, "pipeline", "waitlist"); err != nil {
+		return err
 	}
 	kind := csvimport.Kind(args[0])
-	f := &flags{FlagSet: flag.NewFlagSet("import "+args[0], flag.ContinueOnError)}
+	f := &flags{FlagSet: flag.NewFlagSet("import "+args[0], flag.ContinueOnError), stdout: env.Stdout}
 	f.SetOutput(env.Stderr)
 	file := f.String("f", "", "CSV file to import (required)")
 	f.StringVar(file, "file", "", "same as -f")

@@ -11,10 +11,16 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 )
 
+const keysUsage = `Usage:
+  frontdesk keys create --account SLUG [--name N] [--expires-at RFC3339]
+  frontdesk keys list --account SLUG [--json]
+  frontdesk keys revoke --account SLUG --name N
+Run "frontdesk keys create --help" for a subcommand's flags.
+`
+
 func cmdKeys(ctx context.Context, args []string, env *Env) error {
-	if len(args) == 0 {
-		fmt.Fprintln(env.Stderr, "usage: frontdesk keys create|list|revoke --account SLUG ...")
-		return errUsage
+	if _, err := subcommand(args, env, keysUsage, "create", "list", "revoke"); err != nil {
+		return err
 	}
 	f := newFlags("keys "+args[0], env)
 	slug := f.String("account", "", "account slug")

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -68,15 +69,21 @@ Usage:
   frontdesk version
 
 Every command takes --db (env FRONTDESK_DB): a postgres:// URL or a SQLite
-file path (default ./frontdesk.db).
+file path (default ./frontdesk.db). "frontdesk COMMAND --help" (or
+"frontdesk help COMMAND") shows a command's flags.
 `
 
 func run(ctx context.Context, args []string, env *Env) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(env.Stdout, usage)
-		if len(args) == 0 {
-			return 2
+	if len(args) == 0 {
+		fmt.Fprint(env.Stderr, usage)
+		return 2
+	}
+	if isHelp(args[0]) {
+		if args[0] == "help" && len(args) > 1 {
+			// "frontdesk help keys create" is "frontdesk keys create --help".
+			return run(ctx, append(append([]string{}, args[1:]...), "--help"), env)
 		}
+		fmt.Fprint(env.Stdout, usage)
 		return 0
 	}
 	var err error
@@ -110,9 +117,10 @@ func run(ctx context.Context, args []string, env *Env) int {
 		return 2
 	}
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		// Asking for help succeeds, as with flag.ExitOnError.
 		return 0
-	case errors.Is(err, errUsage), errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errUsage):
 		return 2
 	default:
 		fmt.Fprintln(env.Stderr, "frontdesk:", err)
@@ -130,20 +138,64 @@ func buildVersion() string {
 	return version
 }
 
+// isHelp reports whether arg asks for help rather than naming a command.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "help"
+}
+
+// subcommand returns the subcommand args[0] names when it is one of names.
+// "--help" (or -h, help) prints the group's usage to stdout and returns
+// flag.ErrHelp (exit 0); anything else prints it to stderr (exit 2).
+func subcommand(args []string, env *Env, usage string, names ...string) (string, error) {
+	if len(args) > 0 {
+		if isHelp(args[0]) {
+			fmt.Fprint(env.Stdout, usage)
+			return "", flag.ErrHelp
+		}
+		for _, n := range names {
+			if args[0] == n {
+				return n, nil
+			}
+		}
+	}
+	fmt.Fprint(env.Stderr, usage)
+	return "", errUsage
+}
+
 // flags is a command's flag set with the options every command shares.
 type flags struct {
 	*flag.FlagSet
-	dsn *string
+	dsn    *string
+	stdout io.Writer // where --help prints the usage
 }
 
 func newFlags(name string, env *Env) *flags {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
-	return &flags{FlagSet: fs, dsn: fs.String("db", envOr(env, "FRONTDESK_DB", "./frontdesk.db"), "database: postgres:// URL or SQLite file path (env FRONTDESK_DB)")}
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: frontdesk %s [flags]\n\nFlags:\n", name)
+		fs.PrintDefaults()
+	}
+	return &flags{FlagSet: fs, stdout: env.Stdout,
+		dsn: fs.String("db", envOr(env, "FRONTDESK_DB", "./frontdesk.db"), "database: postgres:// URL or SQLite file path (env FRONTDESK_DB)")}
 }
 
+// parse parses args. The flag package writes the usage to the flag set's
+// output (stderr) whatever the reason; parse holds it back and sends it to
+// stdout when it was asked for with -h or --help (flag.ErrHelp: exit 0, as
+// flag.ExitOnError does) and to stderr after a mistake (errUsage: exit 2).
 func (f *flags) parse(args []string) error {
-	if err := f.Parse(args); err != nil {
+	var held bytes.Buffer
+	out := f.Output()
+	f.SetOutput(&held)
+	err := f.Parse(args)
+	f.SetOutput(out)
+	if errors.Is(err, flag.ErrHelp) && f.stdout != nil {
+		held.WriteTo(f.stdout)
+		return flag.ErrHelp
+	}
+	held.WriteTo(out)
+	if err != nil {
 		return errUsage
 	}
 	if f.NArg() > 0 {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/dashboard"
@@ -51,8 +52,9 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
+	adminToken := adminTokenFrom(env)
 	srv := httpapi.NewServer(httpapi.Config{
-		DB: store, Clock: env.Clock, Log: log, AdminToken: env.Getenv("FRONTDESK_ADMIN_TOKEN"), BatchWait: *batchWait,
+		DB: store, Clock: env.Clock, Log: log, AdminToken: adminToken, BatchWait: *batchWait,
 		Dashboard: dash,
 	})
 	workerDone := make(chan struct{})
@@ -102,6 +104,22 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	return nil
+}
+
+// minAdminToken is the shortest FRONTDESK_ADMIN_TOKEN serve accepts: the
+// token opens every account's workspace, so it must not be guessable
+// (32 hex characters are 128 bits).
+const minAdminToken = 32
+
+// adminTokenFrom returns FRONTDESK_ADMIN_TOKEN, or "" (admin routes off)
+// when it is too short to be safe, saying so on stderr without the token.
+func adminTokenFrom(env *Env) string {
+	token := env.Getenv("FRONTDESK_ADMIN_TOKEN")
+	if token != "" && utf8.RuneCountInString(token) < minAdminToken {
+		fmt.Fprintf(env.Stderr, "FRONTDESK_ADMIN_TOKEN is shorter than %d characters: admin routes are off; generate one with `openssl rand -hex 32`\n", minAdminToken)
+		return ""
+	}
+	return token
 }
 
 // ensureDemo applies the demo workspace when its account does not exist yet,

@@ -17,9 +17,8 @@ import (
 // without echo when stdin is a terminal, so it never appears in argv or
 // shell history.
 func cmdUsers(ctx context.Context, args []string, env *Env) error {
-	if len(args) == 0 || args[0] != "set-password" {
-		fmt.Fprintln(env.Stderr, "usage: frontdesk users set-password --account SLUG --email E  (password on stdin)")
-		return errUsage
+	if _, err := subcommand(args, env, "usage: frontdesk users set-password --account SLUG --email E  (password on stdin)\n", "set-password"); err != nil {
+		return err
 	}
 	f := newFlags("users set-password", env)
 	slug := f.String("account", "", "account slug")

@@ -49,9 +49,8 @@ func cmdWorker(ctx context.Context, args []string, env *Env) error {
 
 // cmdOutbox lists what an account's automations and notifications produced.
 func cmdOutbox(ctx context.Context, args []string, env *Env) error {
-	if len(args) == 0 || args[0] != "list" {
-		fmt.Fprintln(env.Stderr, "usage: frontdesk outbox list --account SLUG [--json] [--limit N]")
-		return errUsage
+	if _, err := subcommand(args, env, "usage: frontdesk outbox list --account SLUG [--json] [--limit N]\n", "list"); err != nil {
+		return err
 	}
 	f := newFlags("outbox list", env)
 	slug := f.String("account", "", "account slug")
@@ -92,9 +91,8 @@ func cmdOutbox(ctx context.Context, args []string, env *Env) error {
 
 // cmdWebhooks lists an account's outbound webhook deliveries and attempts.
 func cmdWebhooks(ctx context.Context, args []string, env *Env) error {
-	if len(args) == 0 || args[0] != "deliveries" {
-		fmt.Fprintln(env.Stderr, "usage: frontdesk webhooks deliveries --account SLUG [--json] [--limit N]")
-		return errUsage
+	if _, err := subcommand(args, env, "usage: frontdesk webhooks deliveries --account SLUG [--json] [--limit N]\n", "deliveries"); err != nil {
+		return err
 	}
 	f := newFlags("webhooks deliveries", env)
 	slug := f.String("account", "", "account slug")

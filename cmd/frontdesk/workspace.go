@@ -12,9 +12,8 @@ import (
 )
 
 func cmdWorkspace(ctx context.Context, args []string, env *Env) error {
-	if len(args) == 0 || args[0] != "apply" {
-		fmt.Fprintln(env.Stderr, "usage: frontdesk workspace apply -f FILE|-")
-		return errUsage
+	if _, err := subcommand(args, env, "usage: frontdesk workspace apply -f FILE|-\n", "apply"); err != nil {
+		return err
 	}
 	f := newFlags("workspace apply", env)
 	file := f.String("f", "", "workspace file (YAML or JSON); - reads stdin")
