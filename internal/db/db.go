@@ -107,6 +107,9 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 		sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	} else {
 		d = Dialect{Engine: SQLite}
+		if err := secureSQLiteFiles(sqlitePath(dsn), opt.Log); err != nil {
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
 		sqldb, err = sql.Open("sqlite", sqliteDSN(dsn, opt.BusyTimeout))
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite: %w", err)

@@ -83,6 +83,11 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
 			log.Info("migration applied", "version", r.Source.Version, "file", r.Source.Path, "duration", r.Duration)
 		}
 	}
+	// Migrations leave the schema in the WAL; a copy of the file alone
+	// would have no tables.
+	if err := db.checkpoint(ctx); err != nil {
+		return fmt.Errorf("migrate: checkpoint: %w", err)
+	}
 	return nil
 }
 
