@@ -66,6 +66,8 @@ Usage:
   frontdesk bench [--db DSN] [--sizes 0,100k,1M] [--messages 10k,1M] [--out FILE]  measure against the raw floor
   frontdesk bench load --addr HOST:PORT [--duration 60s] [--pid PID]  load run against a running server
   frontdesk migrate                                  bring the schema up to date
+  frontdesk backup --out FILE [--force]              consistent copy of a running SQLite database (PostgreSQL: prints the pg_dump command)
+  frontdesk restore --from FILE                      replace a stopped server's SQLite database with a backup
   frontdesk version
 
 Every command takes --db (env FRONTDESK_DB): a postgres:// URL or a SQLite
@@ -110,6 +112,10 @@ func run(ctx context.Context, args []string, env *Env) int {
 		err = cmdWebhooks(ctx, args[1:], env)
 	case "bench":
 		err = cmdBench(ctx, args[1:], env)
+	case "backup":
+		err = cmdBackup(ctx, args[1:], env)
+	case "restore":
+		err = cmdRestore(ctx, args[1:], env)
 	case "version":
 		fmt.Fprintln(env.Stdout, "frontdesk", buildVersion())
 	default:

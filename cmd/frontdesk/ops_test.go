@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -26,7 +29,7 @@ func TestHelp(t *testing.T) {
 		{"users"}, {"users", "set-password"}, {"worker"},
 		{"outbox"}, {"outbox", "list"}, {"webhooks"}, {"webhooks", "deliveries"},
 		{"chat"}, {"chat", "import"}, {"import"}, {"import", "pipeline"}, {"import", "waitlist"},
-		{"bench"}, {"bench", "load"}, {"migrate"},
+		{"bench"}, {"bench", "load"}, {"migrate"}, {"backup"}, {"restore"},
 	}
 	for _, cmd := range commands {
 		name := strings.Join(cmd, " ")
@@ -70,6 +73,12 @@ func TestHelp(t *testing.T) {
 // serveEnv starts serve in-process with the given environment and returns
 // its address and stderr; it stops when the test ends.
 func serveEnv(t *testing.T, vars map[string]string, args ...string) (addr string, stderr *syncBuffer) {
+	addr, stderr, _ = serveStoppable(t, vars, args...)
+	return addr, stderr
+}
+
+// serveStoppable is serveEnv that can also be stopped earlier.
+func serveStoppable(t *testing.T, vars map[string]string, args ...string) (addr string, stderr *syncBuffer, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
@@ -80,7 +89,9 @@ func serveEnv(t *testing.T, vars map[string]string, args ...string) (addr string
 	go func() {
 		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--worker=false"}, args...), env)
 	}()
-	t.Cleanup(func() { cancel(); <-done })
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(stop)
 	select {
 	case addr = <-ready:
 	case code := <-done:
@@ -88,7 +99,7 @@ func serveEnv(t *testing.T, vars map[string]string, args ...string) (addr string
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not start")
 	}
-	return addr, stderr
+	return addr, stderr, stop
 }
 
 // A short FRONTDESK_ADMIN_TOKEN leaves the admin routes off and says why on
@@ -144,4 +155,74 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// backup and restore from the command line, against a running server.
+func TestBackupRestoreCommands(t *testing.T) {
+	dsn := dbtest.DSN(t, db.SQLite)
+	if code, _, stderr := runCmd(t, dsn, "", "workspace", "apply", "-f", "../../internal/workspace/testdata/acme.yaml"); code != 0 {
+		t.Fatal(stderr)
+	}
+	_, _, stop := serveStoppable(t, nil, "--db", dsn)
+	out := filepath.Join(t.TempDir(), "frontdesk-backup.db")
+	code, stdout, stderr := runCmd(t, dsn, "", "backup", "--out", out)
+	if code != 0 || !strings.Contains(stdout, "integrity_check ok") {
+		t.Fatalf("backup: exit %d %s %s", code, stdout, stderr)
+	}
+	if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("backup file: %v %v", st, err)
+	}
+	if code, _, stderr := runCmd(t, dsn, "", "backup", "--out", out); code != 1 || !strings.Contains(stderr, "--force") {
+		t.Errorf("backup over an existing file: exit %d %s", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, dsn, "", "backup", "--out", out, "--force"); code != 0 {
+		t.Errorf("backup --force: exit %d %s", code, stderr)
+	}
+	// A change after the backup, which the restore undoes.
+	if code, _, stderr := runCmd(t, dsn, "", "keys", "create", "--account", "acme", "--name", "after-backup"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := runCmd(t, dsn, "", "restore", "--from", out); code != 1 || !strings.Contains(stderr, "in use") {
+		t.Errorf("restore under a running server: exit %d %s", code, stderr)
+	}
+	stop()
+	code, stdout, stderr = runCmd(t, dsn, "", "restore", "--from", out)
+	if code != 0 || !strings.Contains(stdout, "previous database is kept") {
+		t.Fatalf("restore: exit %d %s %s", code, stdout, stderr)
+	}
+	code, stdout, _ = runCmd(t, dsn, "", "keys", "list", "--account", "acme")
+	if code != 0 || strings.Contains(stdout, "after-backup") || !strings.Contains(stdout, "NAME") {
+		t.Errorf("keys after restore: %s", stdout)
+	}
+	if code, _, stderr := runCmd(t, dsn, "", "backup", "--out", filepath.Join(t.TempDir(), "x.db"), "--db", filepath.Join(t.TempDir(), "none.db")); code != 1 {
+		t.Errorf("backup of a missing database: exit %d %s", code, stderr)
+	}
+}
+
+// On PostgreSQL backup prints the pg_dump command, without the password,
+// and fails: it does not pretend to have made a backup.
+func TestBackupPostgres(t *testing.T) {
+	dsn := dbtest.DSN(t, db.Postgres)
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "sw0rdfish-pw"
+	u.User = url.UserPassword(u.User.Username(), secret)
+	q := u.Query()
+	q.Set("pool_max_conns", "4")
+	u.RawQuery = q.Encode()
+	code, stdout, stderr := runCmd(t, u.String(), "", "backup", "--out", "fd.dump")
+	if code != 1 || strings.Contains(stdout+stderr, secret) {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if !strings.HasPrefix(stdout, "pg_dump --format=custom --file 'fd.dump' --schema 'fdtest_") || strings.Contains(stdout, "search_path") || strings.Contains(stdout, "pool_max_conns") {
+		t.Errorf("stdout: %s", stdout)
+	}
+	if !strings.Contains(stderr, "does not back up PostgreSQL") || !strings.Contains(stderr, "PGPASSWORD") {
+		t.Errorf("stderr: %s", stderr)
+	}
+	if code, _, stderr := runCmd(t, u.String(), "", "restore", "--from", "fd.dump"); code != 1 || !strings.Contains(stderr, "pg_restore") {
+		t.Errorf("restore on PostgreSQL: exit %d %s", code, stderr)
+	}
 }
