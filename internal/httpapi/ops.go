@@ -3,7 +3,10 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
+
+	"github.com/frontdesk/frontdesk/internal/db"
 
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/workspace"
@@ -15,7 +18,10 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// handleReady handles "GET /readyz": the database answers.
+// handleReady handles "GET /readyz": the database answers and takes
+// writes. Every probe pings (cheap: a database gone is seen at once); the
+// write (db.Heartbeat) runs at most once per readyWriteEvery and its
+// result is reused meanwhile, so probes cannot load the database.
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
@@ -24,8 +30,37 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "database": "unreachable"})
 		return nil
 	}
+	if err := s.ready.writable(ctx, s.db, s.clock.Now()); err != nil {
+		logFrom(r).Warn("not ready: the database refuses writes", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "database": "refuses writes"})
+		return nil
+	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "database": string(s.db.Engine())})
 	return nil
+}
+
+// readyWriteEvery is how often readiness writes to the database at most.
+const readyWriteEvery = time.Second
+
+// readiness remembers the last write probe. Its pacing uses the wall
+// clock, not the server's (tests' clocks stand still).
+type readiness struct {
+	mu  sync.Mutex
+	at  time.Time // monotonic time of the last probe
+	err error
+}
+
+// writable returns the last write probe's result, probing again when it is
+// older than readyWriteEvery; concurrent callers wait for one probe.
+func (rd *readiness) writable(ctx context.Context, store *db.DB, now time.Time) error {
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	if !rd.at.IsZero() && time.Since(rd.at) < readyWriteEvery {
+		return rd.err
+	}
+	rd.err = store.Heartbeat(ctx, now)
+	rd.at = time.Now()
+	return rd.err
 }
 
 // handleApplyWorkspace handles "PUT /api/v2/admin/workspaces/{slug}".

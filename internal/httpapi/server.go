@@ -55,6 +55,7 @@ type Server struct {
 	mux        *http.ServeMux
 	handler    http.Handler
 	dashboard  http.Handler
+	ready      readiness // the /readyz write probe (ops.go)
 }
 
 // NewServer builds the server and its routes.
