@@ -64,11 +64,16 @@ type Config struct {
 	IdleTimeout time.Duration
 	// MaxAge ends a session this long after sign-in, however busy (default 7 days).
 	MaxAge time.Duration
-	// SignInLimit failed sign-ins for one e-mail from one address within
-	// SignInWindow stop further attempts until the oldest leaves the window
-	// (defaults 5 and 15 min).
+	// SignInLimit sign-in attempts for one e-mail from one address within
+	// SignInWindow (a fixed window from the first attempt), with no success
+	// between, stop further attempts until the window ends (defaults 5 and
+	// 15 min). Attempts are counted before the password is checked.
 	SignInLimit  int
 	SignInWindow time.Duration
+	// SignInAddressLimit failed sign-ins from one address within
+	// SignInWindow, whatever the e-mails, stop further attempts from it
+	// (default 20): the limit on spraying many e-mails.
+	SignInAddressLimit int
 }
 
 // Dashboard serves /app/.
@@ -78,11 +83,13 @@ type Dashboard struct {
 	log   *slog.Logger
 	idle  time.Duration
 	max   time.Duration
-	// signInLimit failures per signInWindow, per e-mail and address.
-	signInLimit  int
-	signInWindow time.Duration
-	pages        map[string]*template.Template
-	mux          *http.ServeMux
+	// signInLimit attempts per signInWindow, per e-mail and address;
+	// signInAddressLimit failed attempts per signInWindow, per address.
+	signInLimit        int
+	signInAddressLimit int
+	signInWindow       time.Duration
+	pages              map[string]*template.Template
+	mux                *http.ServeMux
 }
 
 // New builds the dashboard handler.
@@ -102,11 +109,14 @@ func New(cfg Config) (*Dashboard, error) {
 	if cfg.SignInLimit <= 0 {
 		cfg.SignInLimit = 5
 	}
+	if cfg.SignInAddressLimit <= 0 {
+		cfg.SignInAddressLimit = 20
+	}
 	if cfg.SignInWindow <= 0 {
 		cfg.SignInWindow = 15 * time.Minute
 	}
 	d := &Dashboard{db: cfg.DB, clock: cfg.Clock, log: cfg.Log, idle: cfg.IdleTimeout, max: cfg.MaxAge,
-		signInLimit: cfg.SignInLimit, signInWindow: cfg.SignInWindow, mux: http.NewServeMux()}
+		signInLimit: cfg.SignInLimit, signInAddressLimit: cfg.SignInAddressLimit, signInWindow: cfg.SignInWindow, mux: http.NewServeMux()}
 	if err := d.parseTemplates(); err != nil {
 		return nil, err
 	}
