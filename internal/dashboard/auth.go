@@ -128,6 +128,9 @@ type loginView struct {
 // match a cookie set with it (double submit), so a third-party page cannot
 // sign a browser into an account of the attacker's choosing.
 func (d *Dashboard) loginPage(w http.ResponseWriter, r *http.Request) {
+	if !d.decodeForm(w, r, nil, 64<<10) {
+		return
+	}
 	if s, _ := d.currentSession(r); s != nil {
 		http.Redirect(w, r, Prefix, http.StatusSeeOther)
 		return
@@ -144,9 +147,7 @@ func (d *Dashboard) renderLogin(w http.ResponseWriter, r *http.Request, status i
 
 // login handles "POST /app/login".
 func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
-		d.renderError(w, r, nil, http.StatusBadRequest, "The form could not be read.")
+	if !d.decodeForm(w, r, nil, 64<<10) {
 		return
 	}
 	c, err := r.Cookie(loginCSRFCookie)
@@ -412,13 +413,13 @@ func (d *Dashboard) logout(w http.ResponseWriter, r *http.Request, s *session) e
 }
 
 // safeNext keeps a post-sign-in destination only when it is a dashboard
-// path on this host (no open redirect).
+// path on this host (no open redirect), other than the sign-in page.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, Prefix) || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") ||
-		strings.HasPrefix(next, Prefix+"login") {
+	p := localPath(next, "")
+	if strings.HasPrefix(p, Prefix+"login") {
 		return ""
 	}
-	return next
+	return p
 }
 
 // SetPassword sets the password of the account's user with that e-mail

@@ -27,7 +27,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -128,12 +127,15 @@ func New(cfg Config) (*Dashboard, error) {
 func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	// Pages hold account data and one-time secrets: never cache them, never
-	// frame them, and allow only our own scripts and styles.
+	// frame them, and allow only our own scripts and styles. Inline styles
+	// stay allowed: templates colour stages and services with style
+	// attributes (html/template escapes their values); there is no inline
+	// script, so script-src is 'self' alone.
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
-	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'; form-action 'self'")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
 	d.mux.ServeHTTP(w, r)
 }
 
@@ -195,7 +197,7 @@ type handler func(w http.ResponseWriter, r *http.Request, s *session) error
 func (d *Dashboard) page(pattern string, h handler) {
 	d.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		s, ok := d.signedIn(w, r)
-		if !ok {
+		if !ok || !d.decodeForm(w, r, s, 64<<10) {
 			return
 		}
 		if err := h(w, r, s); err != nil {
@@ -213,9 +215,7 @@ func (d *Dashboard) action(pattern string, h handler) {
 		if !ok {
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
-		if err := r.ParseForm(); err != nil {
-			d.renderError(w, r, s, http.StatusBadRequest, "The form could not be read.")
+		if !d.decodeForm(w, r, s, 1<<20) {
 			return
 		}
 		if !s.csrfOK(r.PostForm.Get("csrf_token")) {
@@ -225,7 +225,7 @@ func (d *Dashboard) action(pattern string, h handler) {
 		if err := h(w, r, s); err != nil {
 			var e *errs.Error
 			if errors.As(err, &e) && e.Code != errs.NotFound {
-				d.redirect(w, r, backTo(r), "error", e.Message)
+				d.redirect(w, r, backTo(r, Prefix), "error", e.Message)
 				return
 			}
 			d.fail(w, r, s, err)
@@ -234,24 +234,15 @@ func (d *Dashboard) action(pattern string, h handler) {
 }
 
 // backTo is where an action returns: the form's "back" field when it is a
-// dashboard path, else the referring dashboard page, else the home page.
-func backTo(r *http.Request) string {
+// dashboard path of this host, else the referring dashboard page, else def
+// (see localPath for what is refused).
+func backTo(r *http.Request, def string) string {
 	for _, cand := range []string{r.PostForm.Get("back"), r.Referer()} {
-		if cand == "" {
-			continue
-		}
-		u, err := url.Parse(cand)
-		if err != nil {
-			continue
-		}
-		if (u.Host == "" || u.Host == r.Host) && strings.HasPrefix(u.Path, Prefix) && !strings.HasPrefix(u.Path, "//") {
-			if u.RawQuery != "" {
-				return u.Path + "?" + u.RawQuery
-			}
-			return u.Path
+		if p := localPath(cand, r.Host); p != "" {
+			return p
 		}
 	}
-	return Prefix
+	return def
 }
 
 // fail renders an error: NOT_FOUND as 404, other coded errors as 400 with
