@@ -128,6 +128,9 @@ type loginView struct {
 // match a cookie set with it (double submit), so a third-party page cannot
 // sign a browser into an account of the attacker's choosing.
 func (d *Dashboard) loginPage(w http.ResponseWriter, r *http.Request) {
+	if !d.decodeForm(w, r, nil, 64<<10) {
+		return
+	}
 	if s, _ := d.currentSession(r); s != nil {
 		http.Redirect(w, r, Prefix, http.StatusSeeOther)
 		return
@@ -144,9 +147,7 @@ func (d *Dashboard) renderLogin(w http.ResponseWriter, r *http.Request, status i
 
 // login handles "POST /app/login".
 func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
-		d.renderError(w, r, nil, http.StatusBadRequest, "The form could not be read.")
+	if !d.decodeForm(w, r, nil, 64<<10) {
 		return
 	}
 	c, err := r.Cookie(loginCSRFCookie)
@@ -166,23 +167,23 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		d.renderLogin(w, r, http.StatusUnauthorized, v)
 		return
 	}
-	throttle := signInThrottleKey(v.Email, r)
-	if wait, err := d.signInBlocked(r.Context(), throttle); err != nil {
+	keys := signInThrottleKeys(v.Email, r)
+	if wait, perAddress, err := d.admitSignIn(r.Context(), &keys); err != nil {
 		d.fail(w, r, nil, err)
 		return
 	} else if wait > 0 {
-		d.log.Warn("dashboard: sign-in throttled", "remote", r.RemoteAddr)
-		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
-		v.Error = fmt.Sprintf("Too many failed sign-ins for this e-mail from your network. Try again in %d minutes.", int(wait.Minutes())+1)
+		d.log.Warn("dashboard: sign-in throttled", "remote", r.RemoteAddr, "per_address", perAddress)
+		w.Header().Set("Retry-After", strconv.Itoa(ceilDiv(wait, time.Second)))
+		v.Error = fmt.Sprintf("Too many failed sign-ins for this e-mail from your network. Try again in %d minutes.", ceilDiv(wait, time.Minute))
+		if perAddress {
+			v.Error = fmt.Sprintf("Too many failed sign-ins from your network. Try again in %d minutes.", ceilDiv(wait, time.Minute))
+		}
 		d.renderLogin(w, r, http.StatusTooManyRequests, v)
 		return
 	}
 	user, err := d.authenticate(r.Context(), v.Email, pw, v.Workspace)
 	if err == errBadCredentials {
-		if err := d.recordSignInFailure(r.Context(), throttle); err != nil {
-			d.fail(w, r, nil, err)
-			return
-		}
+		d.sweepSignInAttempts(r.Context())
 	}
 	if err != nil {
 		if e, ok := err.(*errs.Error); ok {
@@ -193,10 +194,7 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, nil, err)
 		return
 	}
-	if _, err := d.db.Exec(r.Context(), `DELETE FROM signin_failures WHERE throttle_key = ?`, throttle); err != nil {
-		// Not fatal: the failures age out of the window on their own.
-		d.log.Warn("dashboard: clearing sign-in failures", "err", err)
-	}
+	d.signInSucceeded(r.Context(), keys)
 	token, err := d.startSession(r.Context(), user)
 	if err != nil {
 		d.fail(w, r, nil, err)
@@ -213,53 +211,124 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
-// signInThrottleKey is the e-mail (normalised) and the client's address.
-// The address is the connection's, never a forwarded header a guesser could
-// vary; behind a proxy every user shares it and the limit becomes per
-// e-mail. Keying on the address too means a stranger failing on purpose
-// cannot lock a user out from everywhere.
-func signInThrottleKey(email string, r *http.Request) string {
+// throttleKeys are the two counters a sign-in attempt is counted under.
+type throttleKeys struct {
+	// email is the e-mail (normalised) and the client's address: the
+	// limit on guessing one user's password.
+	email string
+	// addr is the client's address alone (its /64 for IPv6, which one
+	// machine usually holds whole): the limit on trying many e-mails.
+	addr string
+	// addrWindow is the window start the address counter had when this
+	// attempt was counted, so a refund never lands in a later window.
+	addrWindow int64
+}
+
+// signInThrottleKeys keys an attempt by the connection's address, never a
+// forwarded header a guesser could vary; behind a proxy every user shares
+// it and the limits become per e-mail and per proxy. Keying the e-mail
+// limit on the address too means a stranger failing on purpose cannot lock
+// a user out from everywhere.
+func signInThrottleKeys(email string, r *http.Request) throttleKeys {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	return contact.NormEmail(email) + "|" + host
+	if ip := net.ParseIP(host); ip != nil && ip.To4() == nil {
+		host = ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
+	}
+	return throttleKeys{email: "e|" + contact.NormEmail(email) + "|" + host, addr: "a|" + host}
 }
 
-// signInBlocked says how long the key must wait before it may try again
-// (0: it may try now).
-func (d *Dashboard) signInBlocked(ctx context.Context, key string) (time.Duration, error) {
+// admitSignIn counts the attempt under both keys before any password is
+// checked, and says how long the client must wait when either count is
+// over its limit (0: check the password now). Counting and reading the
+// count is one statement per key, so parallel attempts cannot all read
+// the same old count: at most the limit of them get through.
+//
+// The e-mail counter counts attempts and is cleared by a success. The
+// address counter counts attempts that did not succeed: a success, or an
+// attempt refused by the e-mail limit, gives its count back, so an office
+// behind one address is not locked out by its own sign-ins.
+func (d *Dashboard) admitSignIn(ctx context.Context, k *throttleKeys) (wait time.Duration, perAddress bool, err error) {
 	now := d.clock.Now()
-	rows, err := d.db.Query(ctx, `SELECT at FROM signin_failures WHERE throttle_key = ? AND at > ? ORDER BY at DESC LIMIT ?`,
-		key, db.Micros(now.Add(-d.signInWindow)), d.signInLimit)
+	n, start, err := d.countSignInAttempt(ctx, k.addr, now)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
-	defer rows.Close()
-	var times []int64
-	for rows.Next() {
-		var at int64
-		if err := rows.Scan(&at); err != nil {
-			return 0, err
-		}
-		times = append(times, at)
+	k.addrWindow = start
+	if n > d.signInAddressLimit {
+		return d.signInWait(start, now), true, nil
 	}
-	if err := rows.Err(); err != nil || len(times) < d.signInLimit {
-		return 0, err
+	n, start, err = d.countSignInAttempt(ctx, k.email, now)
+	if err != nil {
+		return 0, false, err
 	}
-	// Blocked until the oldest of the last signInLimit failures leaves the window.
-	return db.Time(times[len(times)-1]).Add(d.signInWindow).Sub(now), nil
+	if n > d.signInLimit {
+		d.refundAddressAttempt(ctx, *k)
+		return d.signInWait(start, now), false, nil
+	}
+	return 0, false, nil
 }
 
-// recordSignInFailure notes a wrong password and sweeps failures that have
-// left the window.
-func (d *Dashboard) recordSignInFailure(ctx context.Context, key string) error {
-	now := d.clock.Now()
-	if _, err := d.db.Exec(ctx, `INSERT INTO signin_failures (throttle_key, at) VALUES (?, ?)`, key, db.Micros(now)); err != nil {
-		return fmt.Errorf("record sign-in failure: %w", err)
+// countSignInAttempt adds an attempt to key's counter, starting a new
+// window when the last one has passed, and returns the count with this
+// attempt and the window's start (Unix µs). INSERT … ON CONFLICT DO UPDATE
+// … RETURNING holds the row (PostgreSQL) or the database (SQLite) for the
+// whole read-modify-write.
+func (d *Dashboard) countSignInAttempt(ctx context.Context, key string, now time.Time) (n int, start int64, err error) {
+	expired := db.Micros(now.Add(-d.signInWindow))
+	err = d.db.QueryRow(ctx, `INSERT INTO signin_attempts (throttle_key, n, window_start) VALUES (?, 1, ?)
+		ON CONFLICT (throttle_key) DO UPDATE SET
+			n = CASE WHEN signin_attempts.window_start <= ? THEN 1 ELSE signin_attempts.n + 1 END,
+			window_start = CASE WHEN signin_attempts.window_start <= ? THEN excluded.window_start ELSE signin_attempts.window_start END
+		RETURNING n, window_start`, key, db.Micros(now), expired, expired).Scan(&n, &start)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count sign-in attempt: %w", err)
 	}
-	_, err := d.db.Exec(ctx, `DELETE FROM signin_failures WHERE at <= ?`, db.Micros(now.Add(-d.signInWindow)))
-	return err
+	return n, start, nil
+}
+
+// signInWait is how long until the window that started at start ends.
+func (d *Dashboard) signInWait(start int64, now time.Time) time.Duration {
+	if wait := db.Time(start).Add(d.signInWindow).Sub(now); wait > 0 {
+		return wait
+	}
+	return time.Second
+}
+
+// refundAddressAttempt takes back an attempt from the address counter,
+// within the window it was counted in. A failed refund only makes the
+// limit stricter until the window ends, so it is logged, not fatal.
+func (d *Dashboard) refundAddressAttempt(ctx context.Context, k throttleKeys) {
+	if _, err := d.db.Exec(ctx, `UPDATE signin_attempts SET n = n - 1 WHERE throttle_key = ? AND window_start = ? AND n > 0`,
+		k.addr, k.addrWindow); err != nil {
+		d.log.Warn("dashboard: refunding a sign-in attempt", "err", err)
+	}
+}
+
+// signInSucceeded clears the e-mail's counter and gives the attempt back
+// to the address.
+func (d *Dashboard) signInSucceeded(ctx context.Context, k throttleKeys) {
+	if _, err := d.db.Exec(ctx, `DELETE FROM signin_attempts WHERE throttle_key = ?`, k.email); err != nil {
+		// Not fatal: the counter ages out of the window on its own.
+		d.log.Warn("dashboard: clearing sign-in attempts", "err", err)
+	}
+	d.refundAddressAttempt(ctx, k)
+}
+
+// sweepSignInAttempts deletes counters whose window has passed; it runs
+// after a failed password, the only case that leaves counters behind.
+func (d *Dashboard) sweepSignInAttempts(ctx context.Context) {
+	if _, err := d.db.Exec(ctx, `DELETE FROM signin_attempts WHERE window_start <= ?`, db.Micros(d.clock.Now().Add(-d.signInWindow))); err != nil {
+		d.log.Warn("dashboard: sweeping sign-in attempts", "err", err)
+	}
+}
+
+// ceilDiv is d in units, rounded up, at least 1.
+func ceilDiv(d, unit time.Duration) int {
+	n := int((d + unit - 1) / unit)
+	return max(n, 1)
 }
 
 type userRef struct{ id, accountID int64 }
@@ -344,13 +413,13 @@ func (d *Dashboard) logout(w http.ResponseWriter, r *http.Request, s *session) e
 }
 
 // safeNext keeps a post-sign-in destination only when it is a dashboard
-// path on this host (no open redirect).
+// path on this host (no open redirect), other than the sign-in page.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, Prefix) || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") ||
-		strings.HasPrefix(next, Prefix+"login") {
+	p := localPath(next, "")
+	if strings.HasPrefix(p, Prefix+"login") {
 		return ""
 	}
-	return next
+	return p
 }
 
 // SetPassword sets the password of the account's user with that e-mail

@@ -27,7 +27,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -64,11 +63,16 @@ type Config struct {
 	IdleTimeout time.Duration
 	// MaxAge ends a session this long after sign-in, however busy (default 7 days).
 	MaxAge time.Duration
-	// SignInLimit failed sign-ins for one e-mail from one address within
-	// SignInWindow stop further attempts until the oldest leaves the window
-	// (defaults 5 and 15 min).
+	// SignInLimit sign-in attempts for one e-mail from one address within
+	// SignInWindow (a fixed window from the first attempt), with no success
+	// between, stop further attempts until the window ends (defaults 5 and
+	// 15 min). Attempts are counted before the password is checked.
 	SignInLimit  int
 	SignInWindow time.Duration
+	// SignInAddressLimit failed sign-ins from one address within
+	// SignInWindow, whatever the e-mails, stop further attempts from it
+	// (default 20): the limit on spraying many e-mails.
+	SignInAddressLimit int
 }
 
 // Dashboard serves /app/.
@@ -78,11 +82,13 @@ type Dashboard struct {
 	log   *slog.Logger
 	idle  time.Duration
 	max   time.Duration
-	// signInLimit failures per signInWindow, per e-mail and address.
-	signInLimit  int
-	signInWindow time.Duration
-	pages        map[string]*template.Template
-	mux          *http.ServeMux
+	// signInLimit attempts per signInWindow, per e-mail and address;
+	// signInAddressLimit failed attempts per signInWindow, per address.
+	signInLimit        int
+	signInAddressLimit int
+	signInWindow       time.Duration
+	pages              map[string]*template.Template
+	mux                *http.ServeMux
 }
 
 // New builds the dashboard handler.
@@ -102,11 +108,14 @@ func New(cfg Config) (*Dashboard, error) {
 	if cfg.SignInLimit <= 0 {
 		cfg.SignInLimit = 5
 	}
+	if cfg.SignInAddressLimit <= 0 {
+		cfg.SignInAddressLimit = 20
+	}
 	if cfg.SignInWindow <= 0 {
 		cfg.SignInWindow = 15 * time.Minute
 	}
 	d := &Dashboard{db: cfg.DB, clock: cfg.Clock, log: cfg.Log, idle: cfg.IdleTimeout, max: cfg.MaxAge,
-		signInLimit: cfg.SignInLimit, signInWindow: cfg.SignInWindow, mux: http.NewServeMux()}
+		signInLimit: cfg.SignInLimit, signInAddressLimit: cfg.SignInAddressLimit, signInWindow: cfg.SignInWindow, mux: http.NewServeMux()}
 	if err := d.parseTemplates(); err != nil {
 		return nil, err
 	}
@@ -118,12 +127,15 @@ func New(cfg Config) (*Dashboard, error) {
 func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	// Pages hold account data and one-time secrets: never cache them, never
-	// frame them, and allow only our own scripts and styles.
+	// frame them, and allow only our own scripts and styles. Inline styles
+	// stay allowed: templates colour stages and services with style
+	// attributes (html/template escapes their values); there is no inline
+	// script, so script-src is 'self' alone.
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
-	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'; form-action 'self'")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
 	d.mux.ServeHTTP(w, r)
 }
 
@@ -185,7 +197,7 @@ type handler func(w http.ResponseWriter, r *http.Request, s *session) error
 func (d *Dashboard) page(pattern string, h handler) {
 	d.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		s, ok := d.signedIn(w, r)
-		if !ok {
+		if !ok || !d.decodeForm(w, r, s, 64<<10) {
 			return
 		}
 		if err := h(w, r, s); err != nil {
@@ -203,9 +215,7 @@ func (d *Dashboard) action(pattern string, h handler) {
 		if !ok {
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
-		if err := r.ParseForm(); err != nil {
-			d.renderError(w, r, s, http.StatusBadRequest, "The form could not be read.")
+		if !d.decodeForm(w, r, s, 1<<20) {
 			return
 		}
 		if !s.csrfOK(r.PostForm.Get("csrf_token")) {
@@ -215,7 +225,7 @@ func (d *Dashboard) action(pattern string, h handler) {
 		if err := h(w, r, s); err != nil {
 			var e *errs.Error
 			if errors.As(err, &e) && e.Code != errs.NotFound {
-				d.redirect(w, r, backTo(r), "error", e.Message)
+				d.redirect(w, r, backTo(r, Prefix), "error", e.Message)
 				return
 			}
 			d.fail(w, r, s, err)
@@ -224,24 +234,15 @@ func (d *Dashboard) action(pattern string, h handler) {
 }
 
 // backTo is where an action returns: the form's "back" field when it is a
-// dashboard path, else the referring dashboard page, else the home page.
-func backTo(r *http.Request) string {
+// dashboard path of this host, else the referring dashboard page, else def
+// (see localPath for what is refused).
+func backTo(r *http.Request, def string) string {
 	for _, cand := range []string{r.PostForm.Get("back"), r.Referer()} {
-		if cand == "" {
-			continue
-		}
-		u, err := url.Parse(cand)
-		if err != nil {
-			continue
-		}
-		if (u.Host == "" || u.Host == r.Host) && strings.HasPrefix(u.Path, Prefix) && !strings.HasPrefix(u.Path, "//") {
-			if u.RawQuery != "" {
-				return u.Path + "?" + u.RawQuery
-			}
-			return u.Path
+		if p := localPath(cand, r.Host); p != "" {
+			return p
 		}
 	}
-	return Prefix
+	return def
 }
 
 // fail renders an error: NOT_FOUND as 404, other coded errors as 400 with

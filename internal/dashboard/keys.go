@@ -81,6 +81,9 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, s *session
 // revokeKey handles "POST /app/keys/revoke".
 func (d *Dashboard) revokeKey(w http.ResponseWriter, r *http.Request, s *session) error {
 	name := r.PostForm.Get("name")
+	if len(name) > 100 {
+		return errs.New(errs.NotFound, "no active key named %q", name)
+	}
 	if _, err := account.RevokeKey(r.Context(), d.db, s.Account, name, d.clock.Now()); err != nil {
 		return err
 	}

@@ -19,7 +19,10 @@ import (
 
 // clientsPage handles "GET /app/clients?q=".
 func (d *Dashboard) clientsPage(w http.ResponseWriter, r *http.Request, s *session) error {
-	q := r.URL.Query().Get("q")
+	q, err := searchTerm(r.URL.Query().Get("q"))
+	if err != nil {
+		return err
+	}
 	list, total, err := SearchClients(r.Context(), d.db, s.Account, q, 100)
 	if err != nil {
 		return err
@@ -323,7 +326,7 @@ func (d *Dashboard) cancelAppointment(w http.ResponseWriter, r *http.Request, s 
 	if err := CancelAppointment(r.Context(), d.db, s.Account, id, d.clock.Now()); err != nil {
 		return err
 	}
-	d.redirect(w, r, backTo(r), "ok", "Appointment cancelled; its pending reminders are withdrawn.")
+	d.redirect(w, r, backTo(r, Prefix+"calendar"), "ok", "Appointment cancelled; its pending reminders are withdrawn.")
 	return nil
 }
 
@@ -332,7 +335,15 @@ func (d *Dashboard) cancelAppointment(w http.ResponseWriter, r *http.Request, s 
 // conversationsPage handles "GET /app/conversations" with the API's filters.
 func (d *Dashboard) conversationsPage(w http.ResponseWriter, r *http.Request, s *session) error {
 	q := r.URL.Query()
-	f := chat.Filter{Search: strings.TrimSpace(q.Get("search")), Limit: 50, View: chat.View{IncludeMessages: false}}
+	search, err := searchTerm(q.Get("search"))
+	if err != nil {
+		return err
+	}
+	page, err := pageNumber(q.Get("page"))
+	if err != nil {
+		return err
+	}
+	f := chat.Filter{Search: search, Limit: 50, View: chat.View{IncludeMessages: false}}
 	if v := q.Get("status"); contains([]string{"new", "ai_handling", "human_handling", "resolved", "expired"}, v) {
 		f.Status = v
 	}
@@ -346,10 +357,6 @@ func (d *Dashboard) conversationsPage(w http.ResponseWriter, r *http.Request, s 
 	f.SortBy, f.Desc = chat.ParseSort(sortBy)
 	if id, err := strconv.ParseInt(q.Get("disposition"), 10, 64); err == nil && id > 0 {
 		f.DispositionTagIDs = []int64{id}
-	}
-	page, _ := strconv.Atoi(q.Get("page"))
-	if page < 1 {
-		page = 1
 	}
 	f.Offset = (page - 1) * f.Limit
 	list, total, err := chat.List(r.Context(), d.db, s.Account, f)

@@ -169,11 +169,14 @@ func (d *Dashboard) createNode(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	in := NodeInput{Name: r.PostForm.Get("name"), TargetStageID: target, Strategy: r.PostForm.Get("strategy")}
 	if v := strings.TrimSpace(r.PostForm.Get("default_lead_value")); v != "" {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return errs.New(errs.ValidationError, "The default lead value must be a number.")
+		f, ok := amount(v)
+		if !ok {
+			return errs.New(errs.ValidationError, "The default lead value must be a number of zero or more.")
 		}
 		in.DefaultLeadValue = f
+	}
+	if len(r.PostForm["pool"]) > maxPool {
+		return errs.New(errs.ValidationError, "An assignment pool may have at most %d team members.", maxPool)
 	}
 	for _, v := range r.PostForm["pool"] {
 		id, err := strconv.ParseInt(v, 10, 64)

@@ -334,8 +334,8 @@ func UpdateClient(ctx context.Context, store *db.DB, acct account.Account, id in
 	}
 	var lead any
 	if v := strings.TrimSpace(u.LeadValue); v != "" {
-		var f float64
-		if _, err := fmt.Sscan(v, &f); err != nil || f < 0 {
+		f, ok := amount(v)
+		if !ok {
 			return errs.New(errs.ValidationError, "The lead value must be a number of zero or more.")
 		}
 		lead = f
