@@ -131,7 +131,7 @@ func (l *Limiter) Allow(name string, lim Limit) Decision {
 		ok := b.lim.AllowN(now, 1)
 		tokens := b.lim.TokensAt(now)
 		b.lastSeen = now
-		if ok {
+		if ok && l.opts.Store != nil {
 			b.pending++
 		}
 		b.mu.Unlock()
