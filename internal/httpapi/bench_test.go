@@ -189,6 +189,7 @@ func BenchmarkServices(b *testing.B) {
 
 func benchServices(b *testing.B, srv *httpapi.Server) {
 	b.ReportAllocs()
+	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			req := httptest.NewRequest("GET", "/api/v2/public/calendar/services", nil)
