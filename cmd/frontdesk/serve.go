@@ -15,6 +15,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/httpapi"
 	"github.com/frontdesk/frontdesk/internal/password"
+	"github.com/frontdesk/frontdesk/internal/ratelimit"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
@@ -28,6 +29,7 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	batchWait := f.Duration("batch-wait", 30*time.Second, "how long an ingest batch waits for another batch of the same input node")
 	sessionIdle := f.Duration("session-idle", 12*time.Hour, "dashboard: sign out after this long without activity")
 	sessionMax := f.Duration("session-max", 7*24*time.Hour, "dashboard: sign out this long after signing in")
+	rateSync := f.Duration("rate-sync", 200*time.Millisecond, "PostgreSQL: how often instances share their API rate-limit usage")
 	slowQuery := f.Duration("slow-query", 500*time.Millisecond, "log statements slower than this (0: never; env FRONTDESK_SLOW_QUERY)")
 	if err := f.parse(args); err != nil {
 		return err
@@ -52,10 +54,20 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
+	// Instances on one PostgreSQL database share each key's rate limit
+	// through it; SQLite has one process, so its limiter stays local.
+	rateOpts := ratelimit.Options{Clock: env.Clock}
+	if store.Engine() == db.Postgres {
+		rateOpts.Store = store
+	}
+	keyLimits := ratelimit.New(rateOpts)
+	rateCtx, stopRate := context.WithCancel(ctx)
+	defer stopRate()
+	go keyLimits.Run(rateCtx, *rateSync, log)
 	adminToken := adminTokenFrom(env)
 	srv := httpapi.NewServer(httpapi.Config{
 		DB: store, Clock: env.Clock, Log: log, AdminToken: adminToken, BatchWait: *batchWait,
-		Dashboard: dash,
+		Dashboard: dash, RateLimit: httpapi.RateLimit{Keys: keyLimits},
 	})
 	workerDone := make(chan struct{})
 	workerCtx, stopWorker := context.WithCancel(context.WithoutCancel(ctx))

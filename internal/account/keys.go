@@ -186,8 +186,15 @@ type cachedKey struct {
 
 // Authenticate returns the account of a plaintext key or ErrInvalidKey.
 func (a *Authenticator) Authenticate(ctx context.Context, plaintext string) (Account, error) {
+	acct, _, err := a.AuthenticateKey(ctx, plaintext)
+	return acct, err
+}
+
+// AuthenticateKey is Authenticate that also returns the key's id, for what
+// is counted per key rather than per account (the rate limit).
+func (a *Authenticator) AuthenticateKey(ctx context.Context, plaintext string) (Account, int64, error) {
 	if !strings.HasPrefix(plaintext, KeyPrefix) || len(plaintext) > 256 {
-		return Account{}, ErrInvalidKey
+		return Account{}, 0, ErrInvalidKey
 	}
 	now := a.Clock.Now()
 	hash := HashKey(plaintext)
@@ -202,21 +209,21 @@ func (a *Authenticator) Authenticate(ctx context.Context, plaintext string) (Acc
 		var err error
 		c, err = a.load(ctx, hash, now)
 		if err != nil {
-			return Account{}, err
+			return Account{}, 0, err
 		}
 	}
 	// The lookup is by hash; compare again in constant time so that a
 	// cache or index quirk can never accept a different key.
 	if subtle.ConstantTimeCompare([]byte(c.hash), []byte(hash)) != 1 {
-		return Account{}, ErrInvalidKey
+		return Account{}, 0, ErrInvalidKey
 	}
 	if !c.expiresAt.IsZero() && !now.Before(c.expiresAt) {
-		return Account{}, ErrInvalidKey
+		return Account{}, 0, ErrInvalidKey
 	}
 	if now.Sub(c.lastUsed) >= time.Minute {
 		a.touch(c, now)
 	}
-	return c.acct, nil
+	return c.acct, c.keyID, nil
 }
 
 func (a *Authenticator) load(ctx context.Context, hash string, now time.Time) (cachedKey, error) {

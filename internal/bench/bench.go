@@ -165,6 +165,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("apply the bench workspace: %w", err)
 	}
+	// The bench measures the server, not its rate limit: its account is
+	// unlimited (decisions.md §10's requests_per_second 0).
+	if _, err := store.Exec(ctx, `UPDATE accounts SET rate_per_second = 0 WHERE id = ?`, res.Account.ID); err != nil {
+		return nil, err
+	}
 	acct, err := account.BySlug(ctx, store, res.Account.Slug)
 	if err != nil {
 		return nil, err

@@ -30,6 +30,11 @@ func TestLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A load run measures the server, not its rate limit (decisions.md
+		// §10: requests_per_second 0 is for benchmarks).
+		if _, err := store.Exec(ctx, `UPDATE accounts SET rate_per_second = 0 WHERE id = ?`, res.Account.ID); err != nil {
+			t.Fatal(err)
+		}
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)

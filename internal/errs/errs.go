@@ -36,6 +36,7 @@ const (
 	IngestRolledBack     = "INGEST_ROLLED_BACK"
 	MoveNotAllowed       = "MOVE_NOT_ALLOWED"
 	PayloadTooLarge      = "PAYLOAD_TOO_LARGE"
+	RateLimited          = "RATE_LIMITED"
 	Internal             = "INTERNAL_ERROR"
 )
 

@@ -167,23 +167,38 @@ func rawFloor(b *testing.B, store *db.DB, res *workspace.Result, base int) {
 
 // BenchmarkServices measures GET /calendar/services through the whole
 // handler chain (access log to io.Discard), the read the load run compares
-// with plain net/http.
+// with plain net/http. "limited" runs with the rate limiter on (the account
+// given a limit too high to reach, so every request still takes a token and
+// writes the headers); "off" with the limiter off, for
+// the limiter's cost (decisions.md §10: under 5 %).
 func BenchmarkServices(b *testing.B) {
 	for _, e := range []db.Engine{db.SQLite, db.Postgres} {
-		b.Run(string(e), func(b *testing.B) {
-			_, srv, _ := benchServer(b, e)
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					req := httptest.NewRequest("GET", "/api/v2/public/calendar/services", nil)
-					req.Header.Set("Authorization", "Bearer "+acmeKey)
-					rec := httptest.NewRecorder()
-					srv.ServeHTTP(rec, req)
-					if rec.Code != 200 {
-						b.Fatalf("status %d: %s", rec.Code, rec.Body.String())
-					}
+		for _, limiter := range []string{"limited", "off"} {
+			b.Run(string(e)+"/"+limiter, func(b *testing.B) {
+				store, _, res := benchServer(b, e)
+				if _, err := store.Exec(context.Background(), `UPDATE accounts SET rate_per_second = 1e12, rate_burst = 1000000000 WHERE id = ?`, res.Account.ID); err != nil {
+					b.Fatal(err)
 				}
+				srv := httpapi.NewServer(httpapi.Config{DB: store, Clock: clock.System{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+					RateLimit: httpapi.RateLimit{Off: limiter == "off"}})
+				benchServices(b, srv)
 			})
-		})
+		}
 	}
+}
+
+func benchServices(b *testing.B, srv *httpapi.Server) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req := httptest.NewRequest("GET", "/api/v2/public/calendar/services", nil)
+			req.Header.Set("Authorization", "Bearer "+acmeKey)
+			rec := httptest.NewRecorder()
+			srv.ServeHTTP(rec, req)
+			if rec.Code != 200 {
+				b.Fatalf("status %d: %s", rec.Code, rec.Body.String())
+			}
+		}
+	})
 }

@@ -156,23 +156,35 @@ func bearer(r *http.Request) (string, bool) {
 // authenticate guards every public path (known or not) before routing, as
 // the contract's order of checks asks.
 func (s *Server) authenticate(next http.Handler) http.Handler {
+	keyed := s.RequireKey(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		openDoc := r.URL.Path == publicPrefix+"/openapi.json" && (r.Method == http.MethodGet || r.Method == http.MethodHead)
 		if !strings.HasPrefix(r.URL.Path, publicPrefix+"/") || openDoc {
 			next.ServeHTTP(w, r)
 			return
 		}
+		keyed.ServeHTTP(w, r)
+	})
+}
+
+// RequireKey admits a request only with a valid API key within its rate
+// limit (ratelimit.go) and gives next the key's account. It guards the public
+// API; another door on the same keys (/mcp) wraps its handler in it, so every
+// door counts against the one bucket of the key.
+func (s *Server) RequireKey(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, ok := bearer(r)
 		if !ok {
-			unauthorized(w, msgUnauthorized)
+			s.authFailed(w, r, msgUnauthorized)
 			return
 		}
-		acct, err := s.auth.Authenticate(r.Context(), key)
+		acct, keyID, err := s.auth.AuthenticateKey(r.Context(), key)
 		if err == account.ErrInvalidKey {
-			unauthorized(w, msgInvalidKey)
+			s.authFailed(w, r, msgInvalidKey)
 			return
 		}
 		if err != nil {
+			s.limits.peekAddress(w, r)
 			writeError(w, r, err)
 			return
 		}
@@ -181,7 +193,11 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		ctx := context.WithValue(r.Context(), keyAccount, acct)
 		ctx = context.WithValue(ctx, keyLog, logFrom(r).With("account_id", acct.ID))
-		next.ServeHTTP(w, r.WithContext(ctx))
+		r = r.WithContext(ctx)
+		if !s.limits.admitKey(w, r, keyID, acct.Limits) {
+			return
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 

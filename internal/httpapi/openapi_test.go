@@ -541,7 +541,8 @@ func TestContractCatchesDrift(t *testing.T) {
 		convs   = "/paths/~1api~1v2~1public~1chat~1conversations/get/responses/200/content/application~1json/examples/page/value"
 		booking = "/paths/~1api~1v2~1public~1calendar~1events/post/responses/200/content/application~1json/examples/booked/value"
 	)
-	jsonHeader := http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"abc"}}
+	jsonHeader := http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"abc"},
+		"Ratelimit-Limit": {"200"}, "Ratelimit-Remaining": {"199"}, "Ratelimit-Reset": {"1"}}
 	for _, test := range []struct {
 		name, method, path string
 		status             int
@@ -587,6 +588,10 @@ func TestContractCatchesDrift(t *testing.T) {
 			map[string]any{"detail": "Unauthorized"}, http.Header{"Content-Type": {"application/json"}}, "X-Request-Id"},
 		{"wrong method answered 404", "PUT", "/api/v2/public/leadflow/pipelines", 404,
 			map[string]any{"status": "error", "error_code": "NOT_FOUND", "message": "x", "details": nil}, nil, "want 401 or 405"},
+		{"no RateLimit headers", "GET", "/api/v2/public/leadflow/pipelines", 401,
+			map[string]any{"detail": "Unauthorized"}, http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"abc"}}, "RateLimit-Remaining"},
+		{"429 without Retry-After", "GET", "/api/v2/public/leadflow/pipelines", 429,
+			map[string]any{"status": "error", "error_code": "RATE_LIMITED", "message": "x", "details": map[string]any{"retry_after_seconds": 1}}, nil, "Retry-After"},
 		{"405 as documented", "PUT", "/api/v2/public/leadflow/pipelines", 405,
 			map[string]any{"status": "error", "error_code": "METHOD_NOT_ALLOWED", "message": "x", "details": nil}, nil, ""},
 	} {

@@ -25,6 +25,7 @@ var statusOf = map[string]int{
 	errs.BatchInProgress:   http.StatusConflict,
 	errs.IdempotencyBusy:   http.StatusConflict,
 	errs.PayloadTooLarge:   http.StatusRequestEntityTooLarge,
+	errs.RateLimited:       http.StatusTooManyRequests,
 	errs.Internal:          http.StatusInternalServerError,
 }
 

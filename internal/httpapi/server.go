@@ -38,6 +38,9 @@ type Config struct {
 	// answering turns into a clean 500 instead of a hung connection
 	// (default 2 min).
 	RequestTimeout time.Duration
+	// RateLimit tunes decisions.md §10's rate limits (ratelimit.go); the
+	// zero value is the contract's.
+	RateLimit RateLimit
 }
 
 // Server serves the public API, the admin routes and the operational
@@ -56,6 +59,7 @@ type Server struct {
 	handler    http.Handler
 	dashboard  http.Handler
 	ready      readiness // the /readyz write probe (ops.go)
+	limits     *limits
 }
 
 // NewServer builds the server and its routes.
@@ -81,6 +85,7 @@ func NewServer(cfg Config) *Server {
 		timeout:    cfg.RequestTimeout,
 		mux:        http.NewServeMux(),
 		dashboard:  cfg.Dashboard,
+		limits:     newLimits(cfg.RateLimit, cfg.Clock),
 	}
 	s.routes()
 	s.handler = s.observe(s.authenticate(http.HandlerFunc(s.route)))
