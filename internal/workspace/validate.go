@@ -401,7 +401,9 @@ func Validate(f *File, known *Known) error {
 				for k, u := range a.Pool {
 					c.ref(fmt.Sprintf("%s.assignment.pool[%d]", np, k), u, users, "user")
 				}
-				if (a.Strategy == "round_robin" || a.Strategy == "least_loaded") && len(a.Pool) == 0 {
+				// An existing node given only a strategy keeps its stored pool.
+				poolGiven := a.keys.has("pool") || !known.InputNodes[p.Key][n.Key]
+				if (a.Strategy == "round_robin" || a.Strategy == "least_loaded") && len(a.Pool) == 0 && poolGiven {
 					c.addf(np+".assignment.pool", "strategy %s needs at least one user", a.Strategy)
 				}
 			}
