@@ -90,4 +90,3 @@ func TestSealedWebhookSecrets(t *testing.T) {
 		})
 	}
 }
-
