@@ -14,6 +14,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/httpapi"
 	"github.com/frontdesk/frontdesk/internal/password"
+	"github.com/frontdesk/frontdesk/internal/secrets"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
@@ -34,7 +35,12 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	if err := envDuration(f, env, "slow-query", "FRONTDESK_SLOW_QUERY", slowQuery); err != nil {
 		return err
 	}
+	box, err := secretBox(env)
+	if err != nil {
+		return err
+	}
 	log := logger(env)
+	warnNoSecretKey(log, box)
 	store, err := openStoreWith(ctx, *f.dsn, log, db.Options{Log: log, SlowQuery: *slowQuery})
 	if err != nil {
 		return err
@@ -42,7 +48,7 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	defer store.Close()
 
 	if *demo {
-		if err := ensureDemo(ctx, store, env); err != nil {
+		if err := ensureDemo(ctx, store, env, box); err != nil {
 			return fmt.Errorf("demo workspace: %w", err)
 		}
 	}
@@ -53,14 +59,14 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	}
 	srv := httpapi.NewServer(httpapi.Config{
 		DB: store, Clock: env.Clock, Log: log, AdminToken: env.Getenv("FRONTDESK_ADMIN_TOKEN"), BatchWait: *batchWait,
-		Dashboard: dash,
+		Dashboard: dash, Secrets: box,
 	})
 	workerDone := make(chan struct{})
 	workerCtx, stopWorker := context.WithCancel(context.WithoutCancel(ctx))
 	if *runWorker {
 		go func() {
 			defer close(workerDone)
-			newWorker(store, env.Clock, log, *poll).Run(workerCtx)
+			newWorker(store, env.Clock, log, *poll, box).Run(workerCtx)
 		}()
 	} else {
 		close(workerDone)
@@ -106,13 +112,13 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 
 // ensureDemo applies the demo workspace when its account does not exist yet,
 // so a restart never resets what a user changed in it.
-func ensureDemo(ctx context.Context, store *db.DB, env *Env) error {
+func ensureDemo(ctx context.Context, store *db.DB, env *Env, box *secrets.Box) error {
 	if _, err := account.BySlug(ctx, store, workspace.DemoSlug); err == nil {
 		return nil
 	} else if !errs.Is(err, errs.NotFound) {
 		return err
 	}
-	a := &workspace.Applier{DB: store, Now: env.Clock.Now, HashPassword: password.Hash}
+	a := &workspace.Applier{DB: store, Now: env.Clock.Now, HashPassword: password.Hash, Secrets: box}
 	if _, err := a.Apply(ctx, workspace.Demo()); err != nil {
 		return err
 	}
