@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
@@ -68,6 +69,54 @@ func TestWorkspaceApplySecretKey(t *testing.T) {
 						t.Errorf("stored secret %q: sealed %v, want %v", secret, got, test.sealed)
 					}
 				})
+			}
+		})
+	}
+}
+
+// serve without FRONTDESK_SECRET_KEY logs one warning that webhook secrets
+// are stored unencrypted; with a key it does not; a malformed key stops it
+// before it listens.
+func TestServeSecretKeyWarning(t *testing.T) {
+	for _, test := range []struct {
+		name     string
+		key      string
+		code     int
+		warnings int
+		stderr   string
+	}{
+		{name: "no key", warnings: 1},
+		{name: "key", key: strings.Repeat("0f", 32)},
+		{name: "malformed key", key: "not-a-key", code: 1, stderr: "FRONTDESK_SECRET_KEY must be 32 bytes"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			dsn := dbtest.DSN(t, db.SQLite)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ready := make(chan string, 1)
+			var out, errb bytes.Buffer
+			env := &Env{Getenv: func(k string) string {
+				if k == "FRONTDESK_SECRET_KEY" {
+					return test.key
+				}
+				return ""
+			}, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Clock: clock.System{}, Ready: ready}
+			done := make(chan int, 1)
+			go func() { done <- run(ctx, []string{"serve", "--demo", "--addr", "127.0.0.1:0", "--db", dsn}, env) }()
+			var code int
+			select {
+			case <-ready:
+				cancel()
+				code = <-done
+			case code = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("serve neither started nor failed")
+			}
+			if code != test.code || !strings.Contains(errb.String(), test.stderr) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, errb.String(), test.code, test.stderr)
+			}
+			if n := strings.Count(errb.String(), "webhook secrets are stored unencrypted"); n != test.warnings {
+				t.Errorf("warnings = %d, want %d: %s", n, test.warnings, errb.String())
 			}
 		})
 	}
