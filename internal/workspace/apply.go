@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -568,12 +569,19 @@ func (ap *applier) webhooks(ctx context.Context) error {
 }
 
 // seal returns the value to store for a secret: the stored value itself
-// when it opens to the same plaintext (sealing is randomized, so sealing
-// again would rewrite an unchanged secret and break idempotency), else the
-// plaintext sealed when the server has a key.
+// when it opens to the same plaintext and is stored as the server would
+// store it (sealing is randomized, so sealing again would rewrite an
+// unchanged secret and break idempotency), else the plaintext sealed when
+// the server has a key. Plaintext stored before the key was set is sealed
+// by the next apply that gives it. A server without the key refuses to
+// replace a sealed secret rather than quietly store it in plaintext.
 func (ap *applier) seal(stored, plaintext string) (string, error) {
 	if stored != "" {
-		if open, err := ap.box.Open(stored); err == nil && open == plaintext {
+		open, err := ap.box.Open(stored)
+		if errors.Is(err, secrets.ErrNoKey) {
+			return "", fmt.Errorf("its stored secret is sealed and %s is not set: set it to apply the secret", secrets.EnvKey)
+		}
+		if err == nil && open == plaintext && secrets.IsSealed(stored) == ap.box.HasKey() {
 			return stored, nil
 		}
 	}
@@ -589,7 +597,14 @@ func (ap *applier) sealAutomations(stored string, autos []AutomationSpec) (strin
 		if err := json.Unmarshal([]byte(stored), &cur); err == nil {
 			same := true
 			for i := range cur {
-				if cur[i].Secret, err = ap.box.Open(cur[i].Secret); err != nil {
+				if cur[i].Secret == "" {
+					continue
+				}
+				sealed := secrets.IsSealed(cur[i].Secret)
+				if cur[i].Secret, err = ap.box.Open(cur[i].Secret); errors.Is(err, secrets.ErrNoKey) {
+					return "", fmt.Errorf("its stored webhook secrets are sealed and %s is not set: set it to apply them", secrets.EnvKey)
+				}
+				if err != nil || sealed != ap.box.HasKey() {
 					same = false
 				}
 			}

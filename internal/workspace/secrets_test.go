@@ -71,6 +71,27 @@ func TestWebhookSecretsAtRest(t *testing.T) {
 				if after := snapshot(t, store); after != before {
 					t.Errorf("a repeated apply rewrote the store:\nbefore:\n%s\nafter:\n%s", before, after)
 				}
+				// Without the key, a server refuses to replace a sealed secret
+				// (it cannot tell whether it changed) instead of storing it in
+				// plaintext; with it, plaintext stored before is sealed.
+				other := &workspace.Applier{DB: store, Now: func() time.Time { return now }}
+				if test.box == nil {
+					other.Secrets = testBox(t)
+				}
+				_, err := other.Apply(ctx, data)
+				switch {
+				case test.box != nil && (err == nil || !strings.Contains(err.Error(), "FRONTDESK_SECRET_KEY is not set")):
+					t.Errorf("apply without the key over sealed secrets: %v", err)
+				case test.box == nil && err != nil:
+					t.Errorf("apply with a key over plaintext secrets: %v", err)
+				case test.box == nil:
+					var upgraded string
+					store.QueryRow(ctx, `SELECT secret FROM webhooks WHERE file_key = 'crm'`).Scan(&upgraded)
+					if !secrets.IsSealed(upgraded) {
+						t.Errorf("plaintext secret not sealed once a key is set: %q", upgraded)
+					}
+					return
+				}
 				// A changed secret is written (sealed again).
 				apply(now.Add(2*time.Hour), []byte("account: {slug: acme}\nwebhooks: [{key: crm, secret: other}]"))
 				var changed string
