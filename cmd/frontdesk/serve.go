@@ -16,6 +16,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/httpapi"
 	"github.com/frontdesk/frontdesk/internal/password"
 	"github.com/frontdesk/frontdesk/internal/ratelimit"
+	"github.com/frontdesk/frontdesk/internal/secrets"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
@@ -37,7 +38,12 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	if err := envDuration(f, env, "slow-query", "FRONTDESK_SLOW_QUERY", slowQuery); err != nil {
 		return err
 	}
+	box, err := secretBox(env)
+	if err != nil {
+		return err
+	}
 	log := logger(env)
+	warnNoSecretKey(log, box)
 	store, err := openStoreWith(ctx, *f.dsn, log, db.Options{Log: log, SlowQuery: *slowQuery})
 	if err != nil {
 		return err
@@ -45,7 +51,7 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	defer store.Close()
 
 	if *demo {
-		if err := ensureDemo(ctx, store, env); err != nil {
+		if err := ensureDemo(ctx, store, env, box); err != nil {
 			return fmt.Errorf("demo workspace: %w", err)
 		}
 	}
@@ -67,14 +73,14 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	adminToken := adminTokenFrom(env)
 	srv := httpapi.NewServer(httpapi.Config{
 		DB: store, Clock: env.Clock, Log: log, AdminToken: adminToken, BatchWait: *batchWait,
-		Dashboard: dash, RateLimit: httpapi.RateLimit{Keys: keyLimits},
+		Dashboard: dash, RateLimit: httpapi.RateLimit{Keys: keyLimits}, Secrets: box,
 	})
 	workerDone := make(chan struct{})
 	workerCtx, stopWorker := context.WithCancel(context.WithoutCancel(ctx))
 	if *runWorker {
 		go func() {
 			defer close(workerDone)
-			newWorker(store, env.Clock, log, *poll).Run(workerCtx)
+			newWorker(store, env.Clock, log, *poll, box).Run(workerCtx)
 		}()
 	} else {
 		close(workerDone)
@@ -136,13 +142,13 @@ func adminTokenFrom(env *Env) string {
 
 // ensureDemo applies the demo workspace when its account does not exist yet,
 // so a restart never resets what a user changed in it.
-func ensureDemo(ctx context.Context, store *db.DB, env *Env) error {
+func ensureDemo(ctx context.Context, store *db.DB, env *Env, box *secrets.Box) error {
 	if _, err := account.BySlug(ctx, store, workspace.DemoSlug); err == nil {
 		return nil
 	} else if !errs.Is(err, errs.NotFound) {
 		return err
 	}
-	a := &workspace.Applier{DB: store, Now: env.Clock.Now, HashPassword: password.Hash}
+	a := &workspace.Applier{DB: store, Now: env.Clock.Now, HashPassword: password.Hash, Secrets: box}
 	if _, err := a.Apply(ctx, workspace.Demo()); err != nil {
 		return err
 	}

@@ -12,11 +12,12 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/offers"
+	"github.com/frontdesk/frontdesk/internal/secrets"
 )
 
 // newWorker builds the job worker every process runs the same way.
-func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, poll time.Duration) *jobs.Worker {
-	fx := &jobs.Effects{Clock: clk}
+func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, poll time.Duration, box *secrets.Box) *jobs.Worker {
+	fx := &jobs.Effects{Clock: clk, Secrets: box}
 	seatOffers := func(ctx context.Context, now time.Time) error {
 		_, err := offers.RunDue(ctx, store, now)
 		return err
@@ -37,6 +38,10 @@ func cmdWorker(ctx context.Context, args []string, env *Env) error {
 	if err := envDuration(f, env, "slow-query", "FRONTDESK_SLOW_QUERY", slowQuery); err != nil {
 		return err
 	}
+	box, err := secretBox(env)
+	if err != nil {
+		return err
+	}
 	log := logger(env)
 	store, err := openStoreWith(ctx, *f.dsn, log, db.Options{Log: log, SlowQuery: *slowQuery})
 	if err != nil {
@@ -44,7 +49,7 @@ func cmdWorker(ctx context.Context, args []string, env *Env) error {
 	}
 	defer store.Close()
 	log.Info("worker started", "database", store.Engine())
-	return newWorker(store, env.Clock, log, *poll).Run(ctx)
+	return newWorker(store, env.Clock, log, *poll, box).Run(ctx)
 }
 
 // cmdOutbox lists what an account's automations and notifications produced.

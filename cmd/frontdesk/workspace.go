@@ -38,6 +38,10 @@ func cmdWorkspace(ctx context.Context, args []string, env *Env) error {
 	}
 	// Validate the file before touching the database: a bad file fails fast
 	// even when the database is unreachable, and never migrates one.
+	box, err := secretBox(env)
+	if err != nil {
+		return err
+	}
 	parsed, err := workspace.Parse(data)
 	if err != nil {
 		return err
@@ -50,7 +54,7 @@ func cmdWorkspace(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer store.Close()
-	res, err := (&workspace.Applier{DB: store, Now: env.Clock.Now, HashPassword: password.Hash}).ApplyFile(ctx, parsed)
+	res, err := (&workspace.Applier{DB: store, Now: env.Clock.Now, HashPassword: password.Hash, Secrets: box}).ApplyFile(ctx, parsed)
 	if err != nil {
 		return err
 	}

@@ -65,11 +65,16 @@ func HashKey(plaintext string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// keyPrefix is what lists show of a key: "pk_" and min(5, (len-3)/4) more
+// characters, so never more than 8, and a short explicit key (12
+// characters is allowed, decisions.md §6) gives away 2 of its 9 characters
+// at most instead of 7.
 func keyPrefix(plaintext string) string {
-	if len(plaintext) > 10 {
-		return plaintext[:10]
+	n := len(KeyPrefix) + min(5, (len(plaintext)-len(KeyPrefix))/4)
+	if n > len(plaintext) || n < 0 {
+		n = min(len(plaintext), len(KeyPrefix))
 	}
-	return plaintext
+	return plaintext[:n]
 }
 
 // ValidKeyValue reports whether an explicit key value is acceptable.

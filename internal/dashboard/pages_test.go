@@ -23,15 +23,18 @@ func TestKeyCreatedThenUsedAgainstTheAPI(t *testing.T) {
 			t.Fatalf("no key shown: %.2000s", p.Body)
 		}
 		key := m[1]
-		p.contains(t, "will not be shown again", `data-copy="#new-key"`, key[:10]+"…")
+		p.contains(t, "will not be shown again", `data-copy="#new-key"`, key[:8]+"…")
 		if status, body := h.api("GET", "/api/v2/public/calendar/services", key, nil); status != 200 || len(body["data"].([]any)) != 1 {
 			t.Fatalf("API with the new key: %d %v", status, body)
 		}
 		// The list never shows it again, but shows its use.
 		h.clock.Set(testNow.Add(time.Minute))
-		list := u.get("/app/keys").must(t, http.StatusOK).contains(t, "crm sync", key[:10], "1 Feb 2027 00:00")
+		list := u.get("/app/keys").must(t, http.StatusOK).contains(t, "crm sync", key[:8], "1 Feb 2027 00:00")
 		if regexp.MustCompile(regexp.QuoteMeta(key)).MatchString(list.Body) {
 			t.Fatal("the key is shown again")
+		}
+		if regexp.MustCompile(regexp.QuoteMeta(key[:9])).MatchString(list.Body) {
+			t.Fatal("the list shows more than 8 characters of the key")
 		}
 		// A live name is not reused, so revoking by name stays unambiguous.
 		u.follow(u.post("/app/keys", url.Values{"name": {"crm sync"}})).contains(t, "already exists")

@@ -17,6 +17,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/password"
 	"github.com/frontdesk/frontdesk/internal/pipeline"
+	"github.com/frontdesk/frontdesk/internal/secrets"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
@@ -41,6 +42,9 @@ type Config struct {
 	// RateLimit tunes decisions.md §10's rate limits (ratelimit.go); the
 	// zero value is the contract's.
 	RateLimit RateLimit
+	// Secrets seals webhook secrets of workspace files applied over the
+	// admin route (nil: stored as they are).
+	Secrets *secrets.Box
 }
 
 // Server serves the public API, the admin routes and the operational
@@ -79,7 +83,7 @@ func NewServer(cfg Config) *Server {
 		log:        cfg.Log,
 		adminToken: cfg.AdminToken,
 		auth:       &account.Authenticator{DB: cfg.DB, Clock: cfg.Clock},
-		workspace:  &workspace.Applier{DB: cfg.DB, Now: cfg.Clock.Now, HashPassword: password.Hash},
+		workspace:  &workspace.Applier{DB: cfg.DB, Now: cfg.Clock.Now, HashPassword: password.Hash, Secrets: cfg.Secrets},
 		metrics:    newMetrics(cfg.Registry, cfg.DB),
 		ingester:   &pipeline.Ingester{DB: cfg.DB, Wait: cfg.BatchWait},
 		timeout:    cfg.RequestTimeout,

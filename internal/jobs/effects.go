@@ -12,6 +12,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/secrets"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
@@ -20,6 +21,10 @@ type Effects struct {
 	Clock  clock.Clock
 	Sender Sender
 	HTTP   *http.Client
+	// Secrets opens webhook secrets sealed at rest (the stored value, and
+	// the copy in a delivery job's payload, stay sealed until the request is
+	// signed); nil opens only plaintext secrets.
+	Secrets *secrets.Box
 }
 
 // Handlers returns the worker's handler table.
@@ -109,8 +114,10 @@ func (e *Effects) Calls() map[string]Call {
 }
 
 type delivery struct {
-	OutboxID int64  `json:"outbox_id"`
-	Secret   string `json:"secret"`
+	OutboxID int64 `json:"outbox_id"`
+	// Secret is the webhook secret as stored: sealed when the server has a
+	// key, so job payloads hold no plaintext either.
+	Secret string `json:"secret"`
 }
 
 // pending loads the outbox message of a delivery job; nil when it was sent
@@ -144,7 +151,15 @@ func (e *Effects) postWebhook(ctx context.Context, store *db.DB, acct account.Ac
 	if err != nil || m == nil {
 		return err
 	}
-	if err := postWebhookRequest(ctx, e.HTTP, m.Recipient, p.Secret, []byte(m.Body), e.Clock.Now()); err != nil {
+	// A secret that does not open (sealed under another key, or no key)
+	// fails this attempt with the reason, never the value; the delivery is
+	// retried, so fixing FRONTDESK_SECRET_KEY lets it through.
+	secret, err := e.Secrets.Open(p.Secret)
+	if err != nil {
+		store.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1 WHERE id = ?`, m.ID)
+		return fmt.Errorf("webhook delivery %d: cannot open its signing secret: %w", m.ID, err)
+	}
+	if err := postWebhookRequest(ctx, e.HTTP, m.Recipient, secret, []byte(m.Body), e.Clock.Now()); err != nil {
 		store.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1 WHERE id = ?`, m.ID)
 		return err
 	}

@@ -100,6 +100,8 @@ func Emit(ctx context.Context, tx db.Querier, acct account.Account, now time.Tim
 	jobsRows := make([][]any, len(out))
 	for i, d := range out {
 		msgs[i] = []any{ids[i], acct.ID, MsgWebhook, "webhook", d.h.url, d.body, "pending", us, us, "event:" + d.e.Type, d.e.SourceID}
+		// The secret is copied as stored (sealed when the server has a key)
+		// and opened only when the delivery is signed.
 		payload, _ := json.Marshal(map[string]any{"outbox_id": ids[i], "secret": d.h.secret})
 		jobsRows[i] = []any{acct.ID, KindWebhookDelivery, string(payload), us, webhookAttempts, "event:" + d.e.Type, d.e.SourceID, ids[i], us}
 	}

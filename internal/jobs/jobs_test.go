@@ -18,6 +18,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/pipeline"
+	"github.com/frontdesk/frontdesk/internal/secrets"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
@@ -36,6 +37,12 @@ type env struct {
 // setup provisions the acme fixture with its webhook automation pointed at a
 // loopback receiver.
 func setup(t *testing.T, store *db.DB) *env {
+	return setupWith(t, store, nil, nil)
+}
+
+// setupWith is setup with the server keys of the apply and of the worker
+// (nil: none), and the crm webhook also pointed at the receiver.
+func setupWith(t *testing.T, store *db.DB, applyKey, workerKey *secrets.Box) *env {
 	e := &env{store: store, clock: clock.NewFake(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)), sigs: make(chan string, 100)}
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -50,11 +57,12 @@ func setup(t *testing.T, store *db.DB) *env {
 	t.Cleanup(recv.Close)
 	data, _ := os.ReadFile("../workspace/testdata/acme.yaml")
 	data = []byte(strings.ReplaceAll(string(data), "https://example.test/new-lead", recv.URL))
-	if _, err := (&workspace.Applier{DB: store, Now: e.clock.Now}).Apply(context.Background(), data); err != nil {
+	data = []byte(strings.ReplaceAll(string(data), "https://example.test/hooks", recv.URL+"/hooks"))
+	if _, err := (&workspace.Applier{DB: store, Now: e.clock.Now, Secrets: applyKey}).Apply(context.Background(), data); err != nil {
 		t.Fatal(err)
 	}
 	e.acct, _ = account.BySlug(context.Background(), store, "acme")
-	fx := &jobs.Effects{Clock: e.clock}
+	fx := &jobs.Effects{Clock: e.clock, Secrets: workerKey}
 	e.worker = &jobs.Worker{DB: store, Clock: e.clock, Handlers: fx.Handlers(), Calls: fx.Calls(), Backoff: func(int) time.Duration { return time.Second }}
 	return e
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/phone"
+	"github.com/frontdesk/frontdesk/internal/secrets"
 )
 
 // Result is what apply prints (decisions.md §6).
@@ -51,6 +53,9 @@ type Applier struct {
 	DB           *db.DB
 	Now          func() time.Time
 	HashPassword PasswordHasher
+	// Secrets seals webhook secrets at rest; nil (no FRONTDESK_SECRET_KEY)
+	// stores them as they are.
+	Secrets *secrets.Box
 }
 
 // Apply parses, validates and applies data in one transaction.
@@ -74,7 +79,7 @@ func (a *Applier) ApplyFile(ctx context.Context, f *File) (*Result, error) {
 		if err := Validate(f, known); err != nil {
 			return err
 		}
-		ap := &applier{tx: tx, f: f, now: a.Now().UTC().Truncate(time.Microsecond), hash: a.HashPassword}
+		ap := &applier{tx: tx, f: f, now: a.Now().UTC().Truncate(time.Microsecond), hash: a.HashPassword, box: a.Secrets}
 		res, err = ap.apply(ctx)
 		return err
 	})
@@ -89,6 +94,7 @@ type applier struct {
 	f    *File
 	now  time.Time
 	hash PasswordHasher
+	box  *secrets.Box
 	acct account.Account
 	res  *Result
 	// stage ids by pipeline key then stage key
@@ -169,6 +175,28 @@ type col struct {
 
 func c(name string, val any) col { return col{name, val} }
 
+// fields sorts an object's columns by whether the file gave their key: a
+// given one is compared and updated; one left out is written only when the
+// row is created, with its default, so a partial file never resets a stored
+// value.
+type fields struct {
+	set, insert []col
+}
+
+func (f *fields) add(given bool, name string, val any) {
+	if given {
+		f.set = append(f.set, c(name, val))
+	} else {
+		f.insert = append(f.insert, c(name, val))
+	}
+}
+
+// upsertFields is upsert with the columns of f; insertOnly is written on
+// insert alone.
+func (ap *applier) upsertFields(ctx context.Context, table, conflictWhere string, keys []col, f fields, insertOnly ...col) (int64, error) {
+	return ap.upsert(ctx, table, conflictWhere, keys, f.set, append(f.insert, insertOnly...))
+}
+
 func jsonText(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -179,6 +207,7 @@ func jsonText(v any) string {
 
 func (ap *applier) account(ctx context.Context) error {
 	a := ap.f.Account
+	has := a.keys.has
 	name := a.Name
 	if name == "" {
 		name = a.Slug
@@ -187,20 +216,39 @@ func (ap *applier) account(ctx context.Context) error {
 	if tz == "" {
 		tz = "UTC"
 	}
-	notif := "{}"
-	if ap.f.Notifications != nil {
-		n := *ap.f.Notifications
-		if n.Reminders == nil {
-			n.Reminders = []string{}
+	var fs fields
+	fs.add(has("name"), "name", name)
+	fs.add(has("timezone"), "timezone", tz)
+	fs.add(has("default_region"), "default_region", strings.ToUpper(a.DefaultRegion))
+	if n := ap.f.Notifications; n != nil {
+		notif, err := ap.notifications(ctx, a.Slug, n)
+		if err != nil {
+			return err
 		}
-		notif = jsonText(n)
+		fs.add(true, "notifications", notif)
 	}
-	set := []col{c("name", name), c("timezone", tz), c("default_region", strings.ToUpper(a.DefaultRegion))}
-	if ap.f.Notifications != nil {
-		set = append(set, c("notifications", notif))
+	if has("limits") {
+		l := a.Limits
+		if l == nil { // limits: null is the default again
+			l = &LimitsSpec{}
+		}
+		if l.keys.has("requests_per_second") {
+			var v any
+			if n, ok := number(l.RequestsPerSecond); ok {
+				v = n
+			}
+			fs.add(true, "rate_per_second", v)
+		}
+		if l.keys.has("burst") {
+			var v any
+			if n, ok := number(l.Burst); ok {
+				v = int64(n)
+			}
+			fs.add(true, "rate_burst", v)
+		}
 	}
-	id, err := ap.upsert(ctx, "accounts", "", []col{c("slug", a.Slug)}, set,
-		[]col{c("created_at", db.Micros(ap.now)), c("updated_at", db.Micros(ap.now))})
+	id, err := ap.upsertFields(ctx, "accounts", "", []col{c("slug", a.Slug)}, fs,
+		c("created_at", db.Micros(ap.now)), c("updated_at", db.Micros(ap.now)))
 	if err != nil {
 		return err
 	}
@@ -209,6 +257,31 @@ func (ap *applier) account(ctx context.Context) error {
 		err = fmt.Errorf("account id mismatch")
 	}
 	return err
+}
+
+// notifications merges the keys the file gives into the stored settings.
+func (ap *applier) notifications(ctx context.Context, slug string, n *Notifications) (string, error) {
+	var cur Notifications
+	var stored string
+	err := ap.tx.QueryRow(ctx, `SELECT notifications FROM accounts WHERE slug = ?`, slug).Scan(&stored)
+	switch {
+	case db.IsNoRows(err):
+	case err != nil:
+		return "", err
+	default:
+		// Settings that do not read are replaced by the file's.
+		_ = json.Unmarshal([]byte(stored), &cur)
+	}
+	if n.keys.has("confirmation_request") {
+		cur.ConfirmationRequest = n.ConfirmationRequest
+	}
+	if n.keys.has("reminders") {
+		cur.Reminders = n.Reminders
+	}
+	if cur.Reminders == nil {
+		cur.Reminders = []string{}
+	}
+	return jsonText(cur), nil
 }
 
 func (ap *applier) apiKeys(ctx context.Context) error {
@@ -245,6 +318,9 @@ func (ap *applier) apiKeys(ctx context.Context) error {
 					return err
 				}
 			}
+			if !k.keys.has("expires_at") {
+				continue
+			}
 			if _, err := ap.tx.Exec(ctx, `UPDATE api_keys SET expires_at = ? WHERE id = ? AND expires_at IS DISTINCT FROM ?`,
 				db.NullMicros(expires), id, db.NullMicros(expires)); err != nil {
 				return err
@@ -260,9 +336,11 @@ func (ap *applier) owned(key string) []col {
 
 func (ap *applier) users(ctx context.Context) error {
 	for _, u := range ap.f.Users {
-		id, err := ap.upsert(ctx, "users", "", ap.owned(u.Key),
-			[]col{c("name", u.Name), c("email", strings.TrimSpace(u.Email)), c("active", boolOr(u.Active, true))},
-			[]col{c("created_at", db.Micros(ap.now))})
+		var fs fields
+		fs.add(u.keys.has("name"), "name", u.Name)
+		fs.add(u.keys.has("email"), "email", strings.TrimSpace(u.Email))
+		fs.add(u.keys.has("active"), "active", boolOr(u.Active, true))
+		id, err := ap.upsertFields(ctx, "users", "", ap.owned(u.Key), fs, c("created_at", db.Micros(ap.now)))
 		if err != nil {
 			return err
 		}
@@ -300,7 +378,9 @@ var PasswordMatches func(hash, password string) bool
 
 func (ap *applier) agents(ctx context.Context) error {
 	for _, a := range ap.f.AIAgents {
-		id, err := ap.upsert(ctx, "ai_agents", "", ap.owned(a.Key), []col{c("name", a.Name)}, []col{c("created_at", db.Micros(ap.now))})
+		var fs fields
+		fs.add(a.keys.has("name"), "name", a.Name)
+		id, err := ap.upsertFields(ctx, "ai_agents", "", ap.owned(a.Key), fs, c("created_at", db.Micros(ap.now)))
 		if err != nil {
 			return err
 		}
@@ -311,8 +391,11 @@ func (ap *applier) agents(ctx context.Context) error {
 
 func (ap *applier) eventTypes(ctx context.Context) error {
 	for _, et := range ap.f.EventTypes {
-		id, err := ap.upsert(ctx, "event_types", "", ap.owned(et.Key),
-			[]col{c("name", et.Name), c("color", et.Color), c("active", boolOr(et.Active, true))}, nil)
+		var fs fields
+		fs.add(et.keys.has("name"), "name", et.Name)
+		fs.add(et.keys.has("color"), "color", et.Color)
+		fs.add(et.keys.has("active"), "active", boolOr(et.Active, true))
+		id, err := ap.upsertFields(ctx, "event_types", "", ap.owned(et.Key), fs)
 		if err != nil {
 			return err
 		}
@@ -332,8 +415,12 @@ func (ap *applier) professionals(ctx context.Context) error {
 		if off == nil {
 			off = []TimeOffSpec{}
 		}
-		id, err := ap.upsert(ctx, "professionals", "", ap.owned(p.Key),
-			[]col{c("name", p.Name), c("active", boolOr(p.Active, true)), c("working_hours", jsonText(hours)), c("time_off", jsonText(off))}, nil)
+		var fs fields
+		fs.add(p.keys.has("name"), "name", p.Name)
+		fs.add(p.keys.has("active"), "active", boolOr(p.Active, true))
+		fs.add(p.keys.has("working_hours"), "working_hours", jsonText(hours))
+		fs.add(p.keys.has("time_off"), "time_off", jsonText(off))
+		id, err := ap.upsertFields(ctx, "professionals", "", ap.owned(p.Key), fs)
 		if err != nil {
 			return err
 		}
@@ -363,8 +450,12 @@ func (ap *applier) services(ctx context.Context) error {
 		if dur == 0 {
 			dur = 30
 		}
-		id, err := ap.upsert(ctx, "services", "", ap.owned(s.Key),
-			[]col{c("name", s.Name), c("color", s.Color), c("default_duration_minutes", dur), c("active", boolOr(s.Active, true))}, nil)
+		var fs fields
+		fs.add(s.keys.has("name"), "name", s.Name)
+		fs.add(s.keys.has("color"), "color", s.Color)
+		fs.add(s.keys.has("default_duration_minutes"), "default_duration_minutes", dur)
+		fs.add(s.keys.has("active"), "active", boolOr(s.Active, true))
+		id, err := ap.upsertFields(ctx, "services", "", ap.owned(s.Key), fs)
 		if err != nil {
 			return err
 		}
@@ -414,16 +505,23 @@ func (ap *applier) waitlists(ctx context.Context) error {
 		if active {
 			next = db.Micros(ap.now.Add(time.Duration(runEvery) * time.Second))
 		}
-		id, err := ap.upsert(ctx, "waitlists", "", ap.owned(w.Key),
-			[]col{c("name", w.Name), c("active", active), c("horizon_days", horizon), c("run_every_seconds", runEvery),
-				c("seat_ttl_seconds", durationSeconds(w.SeatTTL, 2*time.Hour)), c("max_offers", maxOffers)},
-			[]col{c("created_at", db.Micros(ap.now)), c("next_run_at", next)})
+		has := w.keys.has
+		var fs fields
+		fs.add(has("name"), "name", w.Name)
+		fs.add(has("active"), "active", active)
+		fs.add(has("horizon_days"), "horizon_days", horizon)
+		fs.add(has("run_every"), "run_every_seconds", runEvery)
+		fs.add(has("seat_ttl"), "seat_ttl_seconds", durationSeconds(w.SeatTTL, 2*time.Hour))
+		fs.add(has("max_offers"), "max_offers", maxOffers)
+		id, err := ap.upsertFields(ctx, "waitlists", "", ap.owned(w.Key), fs,
+			c("created_at", db.Micros(ap.now)), c("next_run_at", next))
 		if err != nil {
 			return err
 		}
-		// A list switched on or off by the file gets or loses its schedule.
-		if _, err := ap.tx.Exec(ctx, `UPDATE waitlists SET next_run_at = CASE WHEN active THEN CAST(? AS BIGINT) ELSE NULL END
-			WHERE id = ? AND ((active AND next_run_at IS NULL) OR (NOT active AND next_run_at IS NOT NULL))`, next, id); err != nil {
+		// A list switched on or off by the file gets or loses its schedule
+		// (from the stored interval: the file may not give it).
+		if _, err := ap.tx.Exec(ctx, `UPDATE waitlists SET next_run_at = CASE WHEN active THEN CAST(? AS BIGINT) + run_every_seconds * 1000000 ELSE NULL END
+			WHERE id = ? AND ((active AND next_run_at IS NULL) OR (NOT active AND next_run_at IS NOT NULL))`, db.Micros(ap.now), id); err != nil {
 			return err
 		}
 		ap.res.IDs.Waitlists[w.Key] = id
@@ -442,21 +540,100 @@ func (ap *applier) waitlists(ctx context.Context) error {
 
 func (ap *applier) webhooks(ctx context.Context) error {
 	for _, w := range ap.f.Webhooks {
+		has := w.keys.has
 		events := w.Events
 		if events == nil {
 			events = []string{}
 		}
-		if _, err := ap.upsert(ctx, "webhooks", "", ap.owned(w.Key),
-			[]col{c("url", w.URL), c("events", jsonText(events)), c("secret", w.Secret), c("active", boolOr(w.Active, true))}, nil); err != nil {
+		var stored string
+		if has("secret") {
+			err := ap.tx.QueryRow(ctx, `SELECT secret FROM webhooks WHERE account_id = ? AND file_key = ?`, ap.acct.ID, w.Key).Scan(&stored)
+			if err != nil && !db.IsNoRows(err) {
+				return err
+			}
+		}
+		secret, err := ap.seal(stored, w.Secret)
+		if err != nil {
+			return fmt.Errorf("webhook %q: %w", w.Key, err)
+		}
+		var fs fields
+		fs.add(has("url"), "url", w.URL)
+		fs.add(has("events"), "events", jsonText(events))
+		fs.add(has("secret"), "secret", secret)
+		fs.add(has("active"), "active", boolOr(w.Active, true))
+		if _, err := ap.upsertFields(ctx, "webhooks", "", ap.owned(w.Key), fs); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// seal returns the value to store for a secret: the stored value itself
+// when it opens to the same plaintext and is stored as the server would
+// store it (sealing is randomized, so sealing again would rewrite an
+// unchanged secret and break idempotency), else the plaintext sealed when
+// the server has a key. Plaintext stored before the key was set is sealed
+// by the next apply that gives it. A server without the key refuses to
+// replace a sealed secret rather than quietly store it in plaintext.
+func (ap *applier) seal(stored, plaintext string) (string, error) {
+	if stored != "" {
+		open, err := ap.box.Open(stored)
+		if errors.Is(err, secrets.ErrNoKey) {
+			return "", fmt.Errorf("its stored secret is sealed and %s is not set: set it to apply the secret", secrets.EnvKey)
+		}
+		if err == nil && open == plaintext && secrets.IsSealed(stored) == ap.box.HasKey() {
+			return stored, nil
+		}
+	}
+	return ap.box.SealIfKey(plaintext)
+}
+
+// sealAutomations renders a stage's automations with their webhook secrets
+// sealed, reusing the stored text when it opens to the same automations.
+func (ap *applier) sealAutomations(stored string, autos []AutomationSpec) (string, error) {
+	plain := jsonText(autos)
+	if stored != "" {
+		var cur []AutomationSpec
+		if err := json.Unmarshal([]byte(stored), &cur); err == nil {
+			same := true
+			for i := range cur {
+				if cur[i].Secret == "" {
+					continue
+				}
+				sealed := secrets.IsSealed(cur[i].Secret)
+				if cur[i].Secret, err = ap.box.Open(cur[i].Secret); errors.Is(err, secrets.ErrNoKey) {
+					return "", fmt.Errorf("its stored webhook secrets are sealed and %s is not set: set it to apply them", secrets.EnvKey)
+				}
+				if err != nil || sealed != ap.box.HasKey() {
+					same = false
+				}
+			}
+			if same && jsonText(cur) == plain {
+				return stored, nil
+			}
+		}
+	}
+	sealed := make([]AutomationSpec, len(autos))
+	for i, a := range autos {
+		sealed[i] = a
+		if a.Secret == "" {
+			continue
+		}
+		s, err := ap.box.SealIfKey(a.Secret)
+		if err != nil {
+			return "", err
+		}
+		sealed[i].Secret = s
+	}
+	return jsonText(sealed), nil
+}
+
 func (ap *applier) dispositions(ctx context.Context) error {
 	for _, d := range ap.f.DispositionTags {
-		id, err := ap.upsert(ctx, "disposition_tags", "", ap.owned(d.Key), []col{c("name", d.Name), c("color", d.Color)}, nil)
+		var fs fields
+		fs.add(d.keys.has("name"), "name", d.Name)
+		fs.add(d.keys.has("color"), "color", d.Color)
+		id, err := ap.upsertFields(ctx, "disposition_tags", "", ap.owned(d.Key), fs)
 		if err != nil {
 			return err
 		}
@@ -476,9 +653,12 @@ func (ap *applier) pipelines(ctx context.Context) error {
 		if p.Description != nil {
 			desc = *p.Description
 		}
-		pid, err := ap.upsert(ctx, "pipelines", "", ap.owned(p.Key),
-			[]col{c("name", p.Name), c("description", desc), c("status", status)},
-			[]col{c("created_at", db.Micros(ap.now)), c("updated_at", db.Micros(ap.now))})
+		var fs fields
+		fs.add(p.keys.has("name"), "name", p.Name)
+		fs.add(p.keys.has("description"), "description", desc)
+		fs.add(p.keys.has("status"), "status", status)
+		pid, err := ap.upsertFields(ctx, "pipelines", "", ap.owned(p.Key), fs,
+			c("created_at", db.Micros(ap.now)), c("updated_at", db.Micros(ap.now)))
 		if err != nil {
 			return err
 		}
@@ -487,8 +667,24 @@ func (ap *applier) pipelines(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		// The file's order is the stages' order when it lists every stage
+		// the pipeline has; a partial list keeps the stored order and puts
+		// new stages last.
+		listed := map[string]bool{}
+		for _, s := range p.Stages {
+			listed[s.Key] = true
+		}
+		ordered := true
+		for k := range stageIDs {
+			ordered = ordered && listed[k]
+		}
+		var last int
+		if err := ap.tx.QueryRow(ctx, `SELECT COALESCE(MAX(position), 0) FROM stages WHERE pipeline_id = ?`, pid).Scan(&last); err != nil {
+			return err
+		}
 		// Stages first, then the rules that refer to them by id.
 		for i, s := range p.Stages {
+			has := s.keys.has
 			st := s.StageType
 			if st == "" {
 				st = "open"
@@ -497,10 +693,30 @@ func (ap *applier) pipelines(ctx context.Context) error {
 			if autos == nil {
 				autos = []AutomationSpec{}
 			}
-			id, err := ap.upsert(ctx, "stages", "", []col{c("pipeline_id", pid), c("file_key", s.Key)},
-				[]col{c("name", s.Name), c("stage_type", st), c("position", i+1), c("color", s.Color),
-					c("is_entry_point", s.EntryPoint), c("automations", jsonText(autos))},
-				[]col{c("account_id", ap.acct.ID)})
+			var stored string
+			if _, exists := stageIDs[s.Key]; exists && has("automations") {
+				if err := ap.tx.QueryRow(ctx, `SELECT automations FROM stages WHERE id = ?`, stageIDs[s.Key]).Scan(&stored); err != nil {
+					return err
+				}
+			}
+			autoText, err := ap.sealAutomations(stored, autos)
+			if err != nil {
+				return fmt.Errorf("pipeline %q stage %q: %w", p.Key, s.Key, err)
+			}
+			position := i + 1
+			if _, exists := stageIDs[s.Key]; !ordered && !exists {
+				last++
+				position = last
+			}
+			var fs fields
+			fs.add(has("name"), "name", s.Name)
+			fs.add(has("stage_type"), "stage_type", st)
+			fs.add(ordered, "position", position)
+			fs.add(has("color"), "color", s.Color)
+			fs.add(has("entry_point"), "is_entry_point", s.EntryPoint)
+			fs.add(has("automations"), "automations", autoText)
+			id, err := ap.upsertFields(ctx, "stages", "", []col{c("pipeline_id", pid), c("file_key", s.Key)}, fs,
+				c("account_id", ap.acct.ID))
 			if err != nil {
 				return err
 			}
@@ -508,6 +724,9 @@ func (ap *applier) pipelines(ctx context.Context) error {
 			ap.res.IDs.Stages[p.Key+"/"+s.Key] = id
 		}
 		for _, s := range p.Stages {
+			if !s.keys.has("allowed_targets") {
+				continue
+			}
 			var allowed any
 			if s.AllowedTargets != nil {
 				ids := make([]int64, 0, len(*s.AllowedTargets))
@@ -559,8 +778,13 @@ func (ap *applier) inputNode(ctx context.Context, pipelineKey string, pid int64,
 	if typ == "" {
 		typ = "api"
 	}
+	has := n.keys.has
 	strategy, pool := "none", []int64{}
+	// assignment: null (or left out of a new node) is no assignment; a
+	// given assignment changes the keys it gives.
+	hasStrategy, hasPool := has("assignment"), has("assignment")
 	if n.Assignment != nil {
+		hasStrategy, hasPool = n.Assignment.keys.has("strategy"), n.Assignment.keys.has("pool")
 		if n.Assignment.Strategy != "" {
 			strategy = n.Assignment.Strategy
 		}
@@ -589,11 +813,17 @@ func (ap *applier) inputNode(ctx context.Context, pipelineKey string, pid int64,
 	if uuid == "" {
 		uuid = newUUID()
 	}
-	if _, err := ap.upsert(ctx, "input_nodes", "", []col{c("pipeline_id", pid), c("file_key", n.Key)},
-		[]col{c("uuid", uuid), c("name", n.Name), c("node_type", typ), c("is_active", boolOr(n.Active, true)),
-			c("target_stage_id", target), c("default_lead_value", n.DefaultLeadValue),
-			c("assignment_strategy", strategy), c("assignment_pool", jsonText(pool))},
-		[]col{c("account_id", ap.acct.ID), c("created_at", db.Micros(ap.now))}); db.IsUniqueViolation(err) {
+	var fs fields
+	fs.add(has("uuid"), "uuid", uuid)
+	fs.add(has("name"), "name", n.Name)
+	fs.add(has("type"), "node_type", typ)
+	fs.add(has("active"), "is_active", boolOr(n.Active, true))
+	fs.add(has("target_stage"), "target_stage_id", target)
+	fs.add(has("default_lead_value"), "default_lead_value", n.DefaultLeadValue)
+	fs.add(hasStrategy, "assignment_strategy", strategy)
+	fs.add(hasPool, "assignment_pool", jsonText(pool))
+	if _, err := ap.upsertFields(ctx, "input_nodes", "", []col{c("pipeline_id", pid), c("file_key", n.Key)}, fs,
+		c("account_id", ap.acct.ID), c("created_at", db.Micros(ap.now))); db.IsUniqueViolation(err) {
 		// Node uuids are unique across accounts: the caller's to fix, not
 		// an internal error.
 		return errs.WithDetails(errs.ValidationError, map[string]any{"field": "uuid", "uuid": uuid},
@@ -620,7 +850,7 @@ func (ap *applier) clients(ctx context.Context) error {
 			pn, _ = phone.ParseWithRegion(cl.Phone, ap.acct.DefaultRegion)
 		}
 		// A client the API created first is adopted by its phone.
-		if !pn.IsZero() {
+		if !pn.IsZero() && cl.keys.has("phone") {
 			if _, err := ap.tx.Exec(ctx, `UPDATE clients SET file_key = ? WHERE account_id = ? AND phone_national = ? AND file_key IS NULL`,
 				cl.Key, ap.acct.ID, pn.National); err != nil {
 				return err
@@ -643,11 +873,36 @@ func (ap *applier) clients(ctx context.Context) error {
 		if data == nil {
 			data = map[string]any{}
 		}
-		id, err := ap.upsert(ctx, "clients", " WHERE file_key IS NOT NULL", ap.owned(cl.Key),
-			[]col{c("first_name", cl.FirstName), c("last_name", cl.LastName), c("name_search", contact.SearchName(cl.FirstName, cl.LastName)),
-				c("phone_cc", cc), c("phone_national", national), c("email", email), c("email_norm", emailNorm),
-				c("company", company), c("timezone", tz), c("data", jsonText(data))},
-			[]col{c("created_at", db.Micros(ap.now)), c("updated_at", db.Micros(ap.now))})
+		has := cl.keys.has
+		// The search name is made of both names: a file that gives one
+		// keeps the stored other.
+		first, last := cl.FirstName, cl.LastName
+		if !has("first_name") || !has("last_name") {
+			var f, l string
+			err := ap.tx.QueryRow(ctx, `SELECT first_name, last_name FROM clients WHERE account_id = ? AND file_key = ?`, ap.acct.ID, cl.Key).Scan(&f, &l)
+			if err != nil && !db.IsNoRows(err) {
+				return err
+			}
+			if !has("first_name") {
+				first = f
+			}
+			if !has("last_name") {
+				last = l
+			}
+		}
+		var fs fields
+		fs.add(has("first_name"), "first_name", cl.FirstName)
+		fs.add(has("last_name"), "last_name", cl.LastName)
+		fs.add(has("first_name") || has("last_name"), "name_search", contact.SearchName(first, last))
+		fs.add(has("phone"), "phone_cc", cc)
+		fs.add(has("phone"), "phone_national", national)
+		fs.add(has("email"), "email", email)
+		fs.add(has("email"), "email_norm", emailNorm)
+		fs.add(has("company"), "company", company)
+		fs.add(has("timezone"), "timezone", tz)
+		fs.add(has("data"), "data", jsonText(data))
+		id, err := ap.upsertFields(ctx, "clients", " WHERE file_key IS NOT NULL", ap.owned(cl.Key), fs,
+			c("created_at", db.Micros(ap.now)), c("updated_at", db.Micros(ap.now)))
 		if err != nil {
 			if db.IsUniqueViolation(err) {
 				return &Error{Problems: []string{fmt.Sprintf("clients: %q: its phone belongs to another client", cl.Key)}}

@@ -114,6 +114,38 @@ func UpsertConversation(ctx context.Context, tx *db.Tx, acct account.Account, cv
 	case err != nil:
 		return 0, err
 	default:
+		// A key the file leaves out keeps the stored value.
+		has := cv.keys.has
+		if !has("customer_phone_number") {
+			phoneText, national = curPhone, nil
+			if curPhone != "" {
+				_, national = NormalizeCustomerPhone(curPhone, acct)
+			}
+		}
+		if !has("status") {
+			status = curStatus
+		}
+		if !has("direction") {
+			direction = curDir
+		}
+		if !has("summary") {
+			cv.Summary = curSm
+		}
+		if !has("created_at") {
+			created = time.UnixMicro(curCreated).UTC()
+		}
+		if !has("sentiment") {
+			cv.Sentiment, sentiment = curSent.String, nil
+			if curSent.Valid {
+				cv.Sentiment, sentiment = curSent.String, curSent.String
+			}
+		}
+		if !has("disposition") {
+			disposition = nil
+			if curDisp.Valid {
+				disposition = curDisp.Int64
+			}
+		}
 		changed := curPhone != phoneText || curStatus != status || curDir != direction || curSm != cv.Summary ||
 			curCreated != db.Micros(created) || curSent.String != cv.Sentiment || curSent.Valid != (cv.Sentiment != "") ||
 			curDisp.Valid != (disposition != nil) || (disposition != nil && curDisp.Int64 != disposition.(int64))

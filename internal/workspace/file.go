@@ -35,44 +35,60 @@ type File struct {
 }
 
 type AccountSpec struct {
-	Slug          string `yaml:"slug"`
-	Name          string `yaml:"name"`
-	Timezone      string `yaml:"timezone"`
-	DefaultRegion string `yaml:"default_region"`
+	Slug          string      `yaml:"slug"`
+	Name          string      `yaml:"name"`
+	Timezone      string      `yaml:"timezone"`
+	DefaultRegion string      `yaml:"default_region"`
+	Limits        *LimitsSpec `yaml:"limits"`
+	keys          present     // the keys the file gave
+}
+
+// LimitsSpec is the account's API rate limit (decisions.md §10). Values are
+// read as any so that a wrong type is a validation problem naming its path
+// (account.limits.burst), not a parse error; null means the default.
+type LimitsSpec struct {
+	RequestsPerSecond any     `yaml:"requests_per_second"`
+	Burst             any     `yaml:"burst"`
+	keys              present // the keys the file gave
 }
 
 type KeySpec struct {
-	Key       string `yaml:"key"`
-	Name      string `yaml:"name"`
-	Value     string `yaml:"value"`
-	ExpiresAt string `yaml:"expires_at"`
-	Revoked   bool   `yaml:"revoked"`
+	Key       string  `yaml:"key"`
+	Name      string  `yaml:"name"`
+	Value     string  `yaml:"value"`
+	ExpiresAt string  `yaml:"expires_at"`
+	Revoked   bool    `yaml:"revoked"`
+	keys      present // the keys the file gave
 }
 
 type UserSpec struct {
-	Key      string `yaml:"key"`
-	Name     string `yaml:"name"`
-	Email    string `yaml:"email"`
-	Password string `yaml:"password"`
-	Active   *bool  `yaml:"active"`
+	Key      string  `yaml:"key"`
+	Name     string  `yaml:"name"`
+	Email    string  `yaml:"email"`
+	Password string  `yaml:"password"`
+	Active   *bool   `yaml:"active"`
+	keys     present // the keys the file gave
 }
 
 type NamedSpec struct {
-	Key  string `yaml:"key"`
-	Name string `yaml:"name"`
+	Key  string  `yaml:"key"`
+	Name string  `yaml:"name"`
+	keys present // the keys the file gave
 }
 
 type ColoredSpec struct {
-	Key   string `yaml:"key"`
-	Name  string `yaml:"name"`
-	Color string `yaml:"color"`
+	Key   string  `yaml:"key"`
+	Name  string  `yaml:"name"`
+	Color string  `yaml:"color"`
+	keys  present // the keys the file gave
 }
 
 type EventTypeSpec struct {
-	Key    string `yaml:"key"`
-	Name   string `yaml:"name"`
-	Color  string `yaml:"color"`
-	Active *bool  `yaml:"active"`
+	Key    string  `yaml:"key"`
+	Name   string  `yaml:"name"`
+	Color  string  `yaml:"color"`
+	Active *bool   `yaml:"active"`
+	keys   present // the keys the file gave
 }
 
 type ProfessionalSpec struct {
@@ -81,6 +97,7 @@ type ProfessionalSpec struct {
 	Active       *bool               `yaml:"active"`
 	WorkingHours map[string][]string `yaml:"working_hours"`
 	TimeOff      []TimeOffSpec       `yaml:"time_off"`
+	keys         present             // the keys the file gave
 }
 
 type TimeOffSpec struct {
@@ -96,12 +113,14 @@ type ServiceSpec struct {
 	Active                 *bool    `yaml:"active"`
 	Professionals          []string `yaml:"professionals"`
 	EventTypes             []string `yaml:"event_types"`
+	keys                   present  // the keys the file gave
 }
 
 // Notifications are the calendar's own settings for booking messages.
 type Notifications struct {
 	ConfirmationRequest bool     `yaml:"confirmation_request" json:"confirmation_request"`
 	Reminders           []string `yaml:"reminders" json:"reminders"`
+	keys                present  // the keys the file gave
 }
 
 type WaitlistSpec struct {
@@ -113,6 +132,7 @@ type WaitlistSpec struct {
 	RunEvery    string   `yaml:"run_every"`
 	SeatTTL     string   `yaml:"seat_ttl"`
 	MaxOffers   *int     `yaml:"max_offers"`
+	keys        present  // the keys the file gave
 }
 
 type WebhookSpec struct {
@@ -121,6 +141,7 @@ type WebhookSpec struct {
 	Events []string `yaml:"events"`
 	Secret string   `yaml:"secret"`
 	Active *bool    `yaml:"active"`
+	keys   present  // the keys the file gave
 }
 
 type PipelineSpec struct {
@@ -130,6 +151,7 @@ type PipelineSpec struct {
 	Status      string          `yaml:"status"`
 	Stages      []StageSpec     `yaml:"stages"`
 	InputNodes  []InputNodeSpec `yaml:"input_nodes"`
+	keys        present         // the keys the file gave
 }
 
 type StageSpec struct {
@@ -140,6 +162,7 @@ type StageSpec struct {
 	EntryPoint     bool             `yaml:"entry_point"`
 	AllowedTargets *[]string        `yaml:"allowed_targets"`
 	Automations    []AutomationSpec `yaml:"automations"`
+	keys           present          // the keys the file gave
 }
 
 // AutomationSpec is one on-arrival automation of a stage.
@@ -165,11 +188,13 @@ type InputNodeSpec struct {
 	TargetStage      string          `yaml:"target_stage"`
 	DefaultLeadValue float64         `yaml:"default_lead_value"`
 	Assignment       *AssignmentSpec `yaml:"assignment"`
+	keys             present         // the keys the file gave
 }
 
 type AssignmentSpec struct {
 	Strategy string   `yaml:"strategy"`
 	Pool     []string `yaml:"pool"`
+	keys     present  // the keys the file gave
 }
 
 type ClientSpec struct {
@@ -183,6 +208,7 @@ type ClientSpec struct {
 	Data      map[string]any  `yaml:"data"`
 	Tags      []string        `yaml:"tags"`
 	Pipelines []PlacementSpec `yaml:"pipelines"`
+	keys      present         // the keys the file gave
 }
 
 type PlacementSpec struct {
@@ -200,6 +226,7 @@ type ConversationSpec struct {
 	Summary             string        `yaml:"summary" json:"summary"`
 	CreatedAt           string        `yaml:"created_at" json:"created_at"`
 	Messages            []MessageSpec `yaml:"messages" json:"messages"`
+	keys                present       // the keys the file gave
 }
 
 // MessageSpec is the message shape of the workspace file, also used by the
@@ -220,6 +247,145 @@ type MediaSpec struct {
 	Mime     string  `yaml:"mime" json:"mime"`
 	Filename string  `yaml:"filename" json:"filename"`
 	Caption  *string `yaml:"caption" json:"caption"`
+}
+
+// present records which keys a mapping of the file had, so that apply can
+// tell a key the file leaves out (the stored value stays) from one it gives
+// (the value is written). Parse fills it for YAML and JSON alike; a spec built
+// in code or decoded with encoding/json (chat import lines) has none, and
+// then every field counts as given, as a whole record does.
+type present map[string]bool
+
+// has reports whether the file gave key.
+func (p present) has(key string) bool { return p == nil || p[key] }
+
+// track decodes n into v (a spec under a local type without methods, so this
+// is not called again) and records the keys n had in p.
+func track(n *yaml.Node, v any, p *present) error {
+	if err := n.Decode(v); err != nil {
+		return err
+	}
+	*p = present{}
+	keysOf(n, *p, 0)
+	return nil
+}
+
+func keysOf(n *yaml.Node, p present, depth int) {
+	if depth > 16 {
+		return
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		keysOf(n.Alias, p, depth+1)
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Value == "<<" && k.Tag == "!!merge" {
+			// Merge keys: the merged mappings' keys are the file's too.
+			if v.Kind == yaml.SequenceNode {
+				for _, m := range v.Content {
+					keysOf(m, p, depth+1)
+				}
+			} else {
+				keysOf(v, p, depth+1)
+			}
+			continue
+		}
+		p[k.Value] = true
+	}
+}
+
+func (s *AccountSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain AccountSpec
+	return track(n, (*plain)(s), &s.keys)
+}
+
+func (s *LimitsSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain LimitsSpec
+	return track(n, (*plain)(s), &s.keys)
+}
+
+func (s *KeySpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain KeySpec
+	return track(n, (*plain)(s), &s.keys)
+}
+
+func (s *UserSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain UserSpec
+	return track(n, (*plain)(s), &s.keys)
+}
+
+func (s *NamedSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain NamedSpec
+	return track(n, (*plain)(s), &s.keys)
+}
+
+func (s *ColoredSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain ColoredSpec
+	return track(n, (*plain)(s), &s.keys)
+}
+
+func (s *EventTypeSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain EventTypeSpec
+	return track(n, (*plain)(s), &s.keys)
+}
+
+func (s *ProfessionalSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain ProfessionalSpec
+	return track(n, (*plain)(s), &s.keys)
+}
+
+func (s *ServiceSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain ServiceSpec
+	return track(n, (*plain)(s), &s.keys)
+}
+
+func (s *Notifications) UnmarshalYAML(n *yaml.Node) error {
+	type plain Notifications
+	return track(n, (*plain)(s), &s.keys)
+}
+
+func (s *WaitlistSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain WaitlistSpec
+	return track(n, (*plain)(s), &s.keys)
+}
+
+func (s *WebhookSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain WebhookSpec
+	return track(n, (*plain)(s), &s.keys)
+}
+
+func (s *PipelineSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain PipelineSpec
+	return track(n, (*plain)(s), &s.keys)
+}
+
+func (s *StageSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain StageSpec
+	return track(n, (*plain)(s), &s.keys)
+}
+
+func (s *InputNodeSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain InputNodeSpec
+	return track(n, (*plain)(s), &s.keys)
+}
+
+func (s *AssignmentSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain AssignmentSpec
+	return track(n, (*plain)(s), &s.keys)
+}
+
+func (s *ClientSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain ClientSpec
+	return track(n, (*plain)(s), &s.keys)
+}
+
+func (s *ConversationSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain ConversationSpec
+	return track(n, (*plain)(s), &s.keys)
 }
 
 // Parse reads a YAML or JSON workspace document.

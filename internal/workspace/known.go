@@ -9,9 +9,9 @@ import (
 // loadKnown reads the keys an existing account already has. A new account
 // knows nothing.
 func loadKnown(ctx context.Context, q db.Querier, slug string) (*Known, error) {
-	k := &Known{Stages: map[string]map[string]bool{}}
+	k := &Known{Stages: map[string]map[string]bool{}, InputNodes: map[string]map[string]bool{}}
 	var acctID int64
-	err := q.QueryRow(ctx, `SELECT id FROM accounts WHERE slug = ?`, slug).Scan(&acctID)
+	err := q.QueryRow(ctx, `SELECT id, default_region FROM accounts WHERE slug = ?`, slug).Scan(&acctID, &k.DefaultRegion)
 	if db.IsNoRows(err) {
 		return k, nil
 	}
@@ -21,29 +21,42 @@ func loadKnown(ctx context.Context, q db.Querier, slug string) (*Known, error) {
 	for table, dst := range map[string]*map[string]bool{
 		"users": &k.Users, "ai_agents": &k.Agents, "professionals": &k.Professionals, "event_types": &k.EventTypes,
 		"services": &k.Services, "disposition_tags": &k.Dispositions, "pipelines": &k.Pipelines,
+		"waitlists": &k.Waitlists, "webhooks": &k.Webhooks, "clients": &k.Clients, "conversations": &k.Conversations,
 	} {
-		set, err := keySet(ctx, q, `SELECT file_key FROM `+table+` WHERE account_id = ?`, acctID)
+		set, err := keySet(ctx, q, `SELECT file_key FROM `+table+` WHERE account_id = ? AND file_key IS NOT NULL`, acctID)
 		if err != nil {
 			return nil, err
 		}
 		*dst = set
 	}
-	rows, err := q.Query(ctx, `SELECT p.file_key, s.file_key FROM stages s JOIN pipelines p ON p.id = s.pipeline_id WHERE s.account_id = ?`, acctID)
-	if err != nil {
+	if err := keyPairs(ctx, q, k.Stages, `SELECT p.file_key, s.file_key FROM stages s JOIN pipelines p ON p.id = s.pipeline_id WHERE s.account_id = ?`, acctID); err != nil {
 		return nil, err
+	}
+	if err := keyPairs(ctx, q, k.InputNodes, `SELECT p.file_key, n.file_key FROM input_nodes n JOIN pipelines p ON p.id = n.pipeline_id
+		WHERE n.account_id = ? AND n.file_key IS NOT NULL`, acctID); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// keyPairs loads (parent key, child key) rows into m.
+func keyPairs(ctx context.Context, q db.Querier, m map[string]map[string]bool, query string, args ...any) error {
+	rows, err := q.Query(ctx, query, args...)
+	if err != nil {
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var p, s string
 		if err := rows.Scan(&p, &s); err != nil {
-			return nil, err
+			return err
 		}
-		if k.Stages[p] == nil {
-			k.Stages[p] = map[string]bool{}
+		if m[p] == nil {
+			m[p] = map[string]bool{}
 		}
-		k.Stages[p][s] = true
+		m[p][s] = true
 	}
-	return k, rows.Err()
+	return rows.Err()
 }
 
 func keySet(ctx context.Context, q db.Querier, query string, args ...any) (map[string]bool, error) {

@@ -3,6 +3,7 @@ package workspace
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/mail"
 	"net/url"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/phone"
+	"github.com/frontdesk/frontdesk/internal/secrets"
 )
 
 // Enumerations of the file format.
@@ -86,6 +88,57 @@ func (c *checker) required(path, v string) {
 	}
 }
 
+// requiredNew checks a field that a new object needs: an object that exists
+// already keeps its stored value when the file leaves the key out, but a key
+// the file gives must not be blank.
+func (c *checker) requiredNew(path, v string, has, exists bool, what string) {
+	switch {
+	case has:
+		c.required(path, v)
+	case !exists:
+		c.addf(path, "is required for a new %s", what)
+	}
+}
+
+// secret refuses a plaintext that reads as a sealed value: it would be
+// stored as it is and opened as if the server had sealed it.
+func (c *checker) secret(path, v string) {
+	if secrets.IsSealed(v) {
+		c.addf(path, "must be the plaintext secret, not a value starting with %q", secrets.Prefix)
+	}
+}
+
+// number reads a limit value: an integer or a finite float.
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case uint64:
+		return float64(n), true
+	case float64:
+		return n, !math.IsNaN(n) && !math.IsInf(n, 0)
+	}
+	return 0, false
+}
+
+func (c *checker) limits(l *LimitsSpec) {
+	if l == nil {
+		return
+	}
+	if v := l.RequestsPerSecond; v != nil {
+		if n, ok := number(v); !ok || n < 0 {
+			c.addf("account.limits.requests_per_second", "%v is not a number >= 0 (0 means unlimited)", v)
+		}
+	}
+	if v := l.Burst; v != nil {
+		if n, ok := number(v); !ok || n < 1 || n != math.Trunc(n) || n > 1<<53 {
+			c.addf("account.limits.burst", "%v is not an integer >= 1", v)
+		}
+	}
+}
+
 func (c *checker) color(path, v string) {
 	if v != "" && !colorRE.MatchString(v) {
 		c.addf(path, "%q is not a hex colour like #1565c0", v)
@@ -121,9 +174,16 @@ func (c *checker) email(path string, v *string) {
 
 // Known holds the keys an account already has, so a file may refer to
 // objects applied by an earlier file (apply never deletes).
+// It also tells which objects exist, so a field that a new object needs
+// may be left out for an existing one.
 type Known struct {
 	Users, Agents, Professionals, EventTypes, Services, Dispositions, Pipelines map[string]bool
+	Waitlists, Webhooks, Clients, Conversations                                 map[string]bool
 	Stages                                                                      map[string]map[string]bool // pipeline key -> stage keys
+	InputNodes                                                                  map[string]map[string]bool // pipeline key -> node keys
+	// DefaultRegion is the stored account's, for phones of a file that
+	// does not give it.
+	DefaultRegion string
 }
 
 func union(a, b map[string]bool) map[string]bool {
@@ -153,9 +213,14 @@ func Validate(f *File, known *Known) error {
 			c.addf("account.timezone", "%q is not an IANA time zone", a.Timezone)
 		}
 	}
+	region := a.DefaultRegion
+	if !a.keys.has("default_region") {
+		region = known.DefaultRegion
+	}
 	if a.DefaultRegion != "" && !phone.ValidRegion(a.DefaultRegion) {
 		c.addf("account.default_region", "%q is not an ISO 3166 alpha-2 region", a.DefaultRegion)
 	}
+	c.limits(a.Limits)
 
 	c.keys("api_keys", len(f.APIKeys), func(i int) string { return f.APIKeys[i].Key })
 	for i, k := range f.APIKeys {
@@ -169,7 +234,7 @@ func Validate(f *File, known *Known) error {
 	users := c.keys("users", len(f.Users), func(i int) string { return f.Users[i].Key })
 	users = union(users, known.Users)
 	for i, u := range f.Users {
-		c.required(fmt.Sprintf("users[%d].name", i), u.Name)
+		c.requiredNew(fmt.Sprintf("users[%d].name", i), u.Name, u.keys.has("name"), known.Users[u.Key], "user")
 		email := u.Email
 		c.email(fmt.Sprintf("users[%d].email", i), &email)
 		if u.Password != "" && len(u.Password) < 8 {
@@ -179,19 +244,19 @@ func Validate(f *File, known *Known) error {
 	agents := c.keys("ai_agents", len(f.AIAgents), func(i int) string { return f.AIAgents[i].Key })
 	agents = union(agents, known.Agents)
 	for i, ag := range f.AIAgents {
-		c.required(fmt.Sprintf("ai_agents[%d].name", i), ag.Name)
+		c.requiredNew(fmt.Sprintf("ai_agents[%d].name", i), ag.Name, ag.keys.has("name"), known.Agents[ag.Key], "AI agent")
 	}
 	types := c.keys("event_types", len(f.EventTypes), func(i int) string { return f.EventTypes[i].Key })
 	types = union(types, known.EventTypes)
 	for i, et := range f.EventTypes {
-		c.required(fmt.Sprintf("event_types[%d].name", i), et.Name)
+		c.requiredNew(fmt.Sprintf("event_types[%d].name", i), et.Name, et.keys.has("name"), known.EventTypes[et.Key], "event type")
 		c.color(fmt.Sprintf("event_types[%d].color", i), et.Color)
 	}
 	pros := c.keys("professionals", len(f.Professionals), func(i int) string { return f.Professionals[i].Key })
 	pros = union(pros, known.Professionals)
 	for i, p := range f.Professionals {
 		path := fmt.Sprintf("professionals[%d]", i)
-		c.required(path+".name", p.Name)
+		c.requiredNew(path+".name", p.Name, p.keys.has("name"), known.Professionals[p.Key], "professional")
 		for day, spans := range p.WorkingHours {
 			c.oneOf(path+".working_hours."+day, day, Weekdays)
 			for j, span := range spans {
@@ -213,7 +278,7 @@ func Validate(f *File, known *Known) error {
 	services = union(services, known.Services)
 	for i, s := range f.Services {
 		path := fmt.Sprintf("services[%d]", i)
-		c.required(path+".name", s.Name)
+		c.requiredNew(path+".name", s.Name, s.keys.has("name"), known.Services[s.Key], "service")
 		c.color(path+".color", s.Color)
 		if s.DefaultDurationMinutes < 0 || s.DefaultDurationMinutes > 24*60 {
 			c.addf(path+".default_duration_minutes", "must be between 1 and 1440")
@@ -233,7 +298,7 @@ func Validate(f *File, known *Known) error {
 	c.keys("waitlists", len(f.Waitlists), func(i int) string { return f.Waitlists[i].Key })
 	for i, w := range f.Waitlists {
 		path := fmt.Sprintf("waitlists[%d]", i)
-		c.required(path+".name", w.Name)
+		c.requiredNew(path+".name", w.Name, w.keys.has("name"), known.Waitlists[w.Key], "waitlist")
 		if w.HorizonDays != nil && (*w.HorizonDays < 1 || *w.HorizonDays > 365) {
 			c.addf(path+".horizon_days", "must be between 1 and 365")
 		}
@@ -249,9 +314,12 @@ func Validate(f *File, known *Known) error {
 	c.keys("webhooks", len(f.Webhooks), func(i int) string { return f.Webhooks[i].Key })
 	for i, w := range f.Webhooks {
 		path := fmt.Sprintf("webhooks[%d]", i)
-		if u, err := url.Parse(w.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			c.addf(path+".url", "%q is not an http(s) URL", w.URL)
+		if w.keys.has("url") || !known.Webhooks[w.Key] {
+			if u, err := url.Parse(w.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				c.addf(path+".url", "%q is not an http(s) URL", w.URL)
+			}
 		}
+		c.secret(path+".secret", w.Secret)
 		for j, e := range w.Events {
 			c.oneOf(fmt.Sprintf("%s.events[%d]", path, j), e, WebhookEvents)
 		}
@@ -259,7 +327,7 @@ func Validate(f *File, known *Known) error {
 	dispositions := c.keys("disposition_tags", len(f.DispositionTags), func(i int) string { return f.DispositionTags[i].Key })
 	dispositions = union(dispositions, known.Dispositions)
 	for i, d := range f.DispositionTags {
-		c.required(fmt.Sprintf("disposition_tags[%d].name", i), d.Name)
+		c.requiredNew(fmt.Sprintf("disposition_tags[%d].name", i), d.Name, d.keys.has("name"), known.Dispositions[d.Key], "disposition tag")
 		c.color(fmt.Sprintf("disposition_tags[%d].color", i), d.Color)
 	}
 
@@ -269,12 +337,12 @@ func Validate(f *File, known *Known) error {
 	nodeUUIDs := map[string]string{}
 	for i, p := range f.Pipelines {
 		path := fmt.Sprintf("pipelines[%d]", i)
-		c.required(path+".name", p.Name)
+		c.requiredNew(path+".name", p.Name, p.keys.has("name"), known.Pipelines[p.Key], "pipeline")
 		stages := c.keys(path+".stages", len(p.Stages), func(j int) string { return p.Stages[j].Key })
 		stagesOf[p.Key] = union(stages, known.Stages[p.Key])
 		for j, s := range p.Stages {
 			sp := fmt.Sprintf("%s.stages[%d]", path, j)
-			c.required(sp+".name", s.Name)
+			c.requiredNew(sp+".name", s.Name, s.keys.has("name"), known.Stages[p.Key][s.Key], "stage")
 			c.color(sp+".color", s.Color)
 			if s.AllowedTargets != nil {
 				for k, t := range *s.AllowedTargets {
@@ -299,13 +367,14 @@ func Validate(f *File, known *Known) error {
 					if u, err := url.Parse(au.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 						c.addf(ap+".url", "%q is not an http(s) URL", au.URL)
 					}
+					c.secret(ap+".secret", au.Secret)
 				}
 			}
 		}
 		c.keys(path+".input_nodes", len(p.InputNodes), func(j int) string { return p.InputNodes[j].Key })
 		for j, n := range p.InputNodes {
 			np := fmt.Sprintf("%s.input_nodes[%d]", path, j)
-			c.required(np+".name", n.Name)
+			c.requiredNew(np+".name", n.Name, n.keys.has("name"), known.InputNodes[p.Key][n.Key], "input node")
 			if n.Type != "" {
 				c.oneOf(np+".type", n.Type, NodeTypes)
 			}
@@ -332,7 +401,9 @@ func Validate(f *File, known *Known) error {
 				for k, u := range a.Pool {
 					c.ref(fmt.Sprintf("%s.assignment.pool[%d]", np, k), u, users, "user")
 				}
-				if (a.Strategy == "round_robin" || a.Strategy == "least_loaded") && len(a.Pool) == 0 {
+				// An existing node given only a strategy keeps its stored pool.
+				poolGiven := a.keys.has("pool") || !known.InputNodes[p.Key][n.Key]
+				if (a.Strategy == "round_robin" || a.Strategy == "least_loaded") && len(a.Pool) == 0 && poolGiven {
 					c.addf(np+".assignment.pool", "strategy %s needs at least one user", a.Strategy)
 				}
 			}
@@ -350,7 +421,7 @@ func Validate(f *File, known *Known) error {
 	for i, cl := range f.Clients {
 		path := fmt.Sprintf("clients[%d]", i)
 		if cl.Phone != "" {
-			n, err := phone.ParseWithRegion(cl.Phone, a.DefaultRegion)
+			n, err := phone.ParseWithRegion(cl.Phone, region)
 			if err != nil {
 				c.addf(path+".phone", "%q: %v", cl.Phone, err)
 			} else if other, dup := phones[n.National]; dup {
@@ -359,7 +430,7 @@ func Validate(f *File, known *Known) error {
 				phones[n.National] = path
 			}
 		}
-		if cl.Phone == "" && (cl.Email == nil || *cl.Email == "") && cl.FirstName == "" && cl.LastName == "" {
+		if !known.Clients[cl.Key] && cl.Phone == "" && (cl.Email == nil || *cl.Email == "") && cl.FirstName == "" && cl.LastName == "" {
 			c.addf(path, "a client needs a name, a phone or an e-mail")
 		}
 		c.email(path+".email", cl.Email)
@@ -402,7 +473,7 @@ func Validate(f *File, known *Known) error {
 
 	c.keys("conversations", len(f.Conversations), func(i int) string { return f.Conversations[i].Key })
 	for i, cv := range f.Conversations {
-		checkConversation(c, fmt.Sprintf("conversations[%d]", i), cv, a.DefaultRegion, dispositions, agents, users)
+		checkConversation(c, fmt.Sprintf("conversations[%d]", i), cv, known.Conversations[cv.Key], region, dispositions, agents, users)
 	}
 	if len(c.problems) > 0 {
 		return &Error{Problems: c.problems}
@@ -425,6 +496,9 @@ func nulStrings(c *checker, path string, v reflect.Value) {
 		}
 	case reflect.Struct:
 		for i := 0; i < v.NumField(); i++ {
+			if !v.Type().Field(i).IsExported() {
+				continue
+			}
 			name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
 			if path != "" {
 				name = path + "." + name
@@ -451,8 +525,8 @@ func nulStrings(c *checker, path string, v reflect.Value) {
 // The customer's number must read as a phone (with the account's region for
 // national input): every phone in every response is E.164, and a number
 // that cannot be normalised could never be matched to a client either.
-func checkConversation(c *checker, path string, cv ConversationSpec, region string, dispositions, agents, users map[string]bool) {
-	c.required(path+".customer_phone_number", cv.CustomerPhoneNumber)
+func checkConversation(c *checker, path string, cv ConversationSpec, exists bool, region string, dispositions, agents, users map[string]bool) {
+	c.requiredNew(path+".customer_phone_number", cv.CustomerPhoneNumber, cv.keys.has("customer_phone_number"), exists, "conversation")
 	if cv.CustomerPhoneNumber != "" {
 		if _, err := phone.ParseWithRegion(cv.CustomerPhoneNumber, region); err != nil {
 			c.addf(path+".customer_phone_number", "%q: %v", cv.CustomerPhoneNumber, err)
@@ -487,6 +561,9 @@ func checkMessage(c *checker, mp string, m MessageSpec, agents, users map[string
 	c.timestamp(mp+".timestamp", m.Timestamp)
 }
 
-// IsReferenceProblem reports whether a problem is an unknown reference (one
-// an earlier apply might satisfy).
-func IsReferenceProblem(p string) bool { return strings.Contains(p, ": unknown ") }
+// IsReferenceProblem reports whether a problem is one an earlier apply might
+// satisfy: an unknown reference, or a field left out that only a new object
+// needs (validation without the store cannot tell new from existing).
+func IsReferenceProblem(p string) bool {
+	return strings.Contains(p, ": unknown ") || strings.Contains(p, ": is required for a new ")
+}

@@ -136,6 +136,41 @@ conversations:
 				`conversations[1].customer_phone_number: "call me"`},
 		},
 		{
+			name: "new objects need their names",
+			file: `account: {slug: bad}
+users: [{key: u}]
+pipelines: [{key: p, stages: [{key: s}]}]
+webhooks: [{key: w}]
+clients: [{key: c}]`,
+			want: []string{"users[0].name: is required for a new user", "pipelines[0].name: is required for a new pipeline",
+				"pipelines[0].stages[0].name: is required for a new stage", `webhooks[0].url: "" is not an http(s) URL`,
+				"clients[0]: a client needs a name, a phone or an e-mail"},
+		},
+		{
+			name: "a given name must not be blank",
+			file: `account: {slug: bad}
+users: [{key: u, name: ""}]`,
+			want: []string{"users[0].name: is required"},
+		},
+		{
+			name: "limits",
+			file: `account: {slug: bad, limits: {requests_per_second: -1, burst: 2.5}}`,
+			want: []string{"account.limits.requests_per_second: -1 is not a number >= 0", "account.limits.burst: 2.5 is not an integer >= 1"},
+		},
+		{
+			name: "limits of the wrong type",
+			file: `{"account": {"slug": "bad", "limits": {"requests_per_second": "fast", "burst": 0}}}`,
+			want: []string{"account.limits.requests_per_second: fast is not a number", "account.limits.burst: 0 is not an integer >= 1"},
+		},
+		{
+			name: "a secret that reads as sealed",
+			file: `account: {slug: bad}
+webhooks: [{key: w, url: "https://example.test/h", secret: "fdenc:v1:abc"}]
+pipelines: [{key: p, name: P, stages: [{key: s, name: S, automations: [{kind: webhook, url: "https://example.test/a", secret: "fdenc:v1:x"}]}]}]`,
+			want: []string{`webhooks[0].secret: must be the plaintext secret, not a value starting with "fdenc:v1:"`,
+				`pipelines[0].stages[0].automations[0].secret: must be the plaintext secret`},
+		},
+		{
 			name: "not yaml",
 			file: "account: [",
 			want: []string{"not valid YAML"},
