@@ -53,7 +53,8 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	}
 	srv := httpapi.NewServer(httpapi.Config{
 		DB: store, Clock: env.Clock, Log: log, AdminToken: env.Getenv("FRONTDESK_ADMIN_TOKEN"), BatchWait: *batchWait,
-		Dashboard: dash,
+		Dashboard:    dash,
+		MetricsToken: env.Getenv("FRONTDESK_METRICS_TOKEN"), // /metrics needs it as a bearer when set
 	})
 	workerDone := make(chan struct{})
 	workerCtx, stopWorker := context.WithCancel(context.WithoutCancel(ctx))
