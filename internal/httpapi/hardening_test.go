@@ -179,6 +179,12 @@ func TestInvalidUTF8BodyIs422(t *testing.T) {
 				t.Errorf("%s %s: want one json_invalid at [body]: %s", test.method, test.path, r.Raw)
 			}
 		}
+		// The workspace file (YAML or JSON) keeps its own envelope: 400
+		// VALIDATION_ERROR, and nothing changes.
+		r := h.do("PUT", "/api/v2/admin/workspaces/acme", "admin-secret", []byte("{\"account\": {\"slug\": \"acme\", \"name\": \"Acme \xff\"}}")).must(t, 400)
+		if r.errorCode() != "VALIDATION_ERROR" || h.count("accounts", "slug = 'acme' AND name = 'Acme Clinic'") != 1 {
+			t.Errorf("workspace file with invalid UTF-8: %s", r.Raw)
+		}
 		if n := h.count("clients", "phone_national = ?", "611007002"); n != 0 {
 			t.Errorf("%d clients written from an invalid body", n)
 		}
