@@ -146,6 +146,12 @@ type clientGone struct{ err error }
 func (e clientGone) Error() string { return "client disconnected: " + e.err.Error() }
 func (e clientGone) Unwrap() error { return e.err }
 
+// clientLeft reports whether writeError found the request abandoned.
+func clientLeft(r *http.Request) bool {
+	info, ok := r.Context().Value(keyInfo).(*requestInfo)
+	return ok && info.clientGone
+}
+
 // abandoned reports whether err ends a request the client gave up: a body
 // it stopped sending, or any failure once the request's context was
 // cancelled (the server cancels it when the connection closes; the server's
