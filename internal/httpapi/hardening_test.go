@@ -353,6 +353,19 @@ func TestSecurityHeaders(t *testing.T) {
 	})
 }
 
+// The dashboard keeps its own Referrer-Policy: it returns to the referring
+// page after an action, so no-referrer would break it.
+func TestDashboardKeepsItsReferrerPolicy(t *testing.T) {
+	h := newHarness(t, dbtest.Open(t, db.SQLite))
+	dash := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<p>dashboard</p>")) })
+	srv, _ := observedServer(t, h, httpapi.Config{Dashboard: dash})
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, httptest.NewRequest("GET", "/app/clients", nil))
+	if rec.Code != 200 || rec.Header().Get("Referrer-Policy") != "" || rec.Header().Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("/app/ -> %d, Referrer-Policy %q, X-Content-Type-Options %q", rec.Code, rec.Header().Get("Referrer-Policy"), rec.Header().Get("X-Content-Type-Options"))
+	}
+}
+
 // With a metrics token, /metrics needs it as a bearer; without one it stays
 // open as before.
 func TestMetricsToken(t *testing.T) {

@@ -103,7 +103,11 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		}
 		w.Header().Set("X-Request-Id", info.id)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("Referrer-Policy", "no-referrer")
+		if !strings.HasPrefix(r.URL.Path, "/app/") {
+			// The dashboard sets its own policy: it returns to the
+			// referring page after an action.
+			w.Header().Set("Referrer-Policy", "no-referrer")
+		}
 		log := s.log.With("request_id", info.id)
 		timeout := s.timeout
 		if timeout <= 0 {
