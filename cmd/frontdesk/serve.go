@@ -74,6 +74,7 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	srv := httpapi.NewServer(httpapi.Config{
 		DB: store, Clock: env.Clock, Log: log, AdminToken: adminToken, BatchWait: *batchWait,
 		Dashboard: dash, RateLimit: httpapi.RateLimit{Keys: keyLimits}, Secrets: box,
+		MetricsToken: env.Getenv("FRONTDESK_METRICS_TOKEN"), // /metrics needs it as a bearer when set
 	})
 	workerDone := make(chan struct{})
 	workerCtx, stopWorker := context.WithCancel(context.WithoutCancel(ctx))

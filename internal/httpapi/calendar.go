@@ -32,7 +32,7 @@ func (s *Server) handleAvailability(w http.ResponseWriter, r *http.Request) erro
 	aq := calendar.AvailabilityQuery{Days: int(q.IntDefault("days", 14, 1, 90))}
 	aq.StartDate, _ = q.Date("start_date")
 	aq.Timezone, _ = q.Str("timezone", 64)
-	aq.ServiceIDs = q.Ints("service_id")
+	aq.ServiceIDs = q.Ints("service_id", valid.MaxQueryIDs)
 	if err := rep.Err(); err != nil {
 		return err
 	}

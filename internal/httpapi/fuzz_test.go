@@ -8,9 +8,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"slices"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
@@ -127,7 +129,8 @@ func (ft *fuzzTarget) send(method, path, rawQuery string, body []byte) *httptest
 // pydanticTypes are the 422 item types decisions.md §1 allows.
 var pydanticTypes = []string{"missing", "int_parsing", "int_type", "string_type", "bool_parsing", "bool_type", "float_parsing",
 	"list_type", "dict_type", "string_too_long", "too_short", "too_long", "greater_than_equal", "less_than_equal", "literal_error",
-	"date_from_datetime_parsing", "datetime_parsing", "uuid_parsing", "json_invalid", "model_type"}
+	"date_from_datetime_parsing", "datetime_parsing", "uuid_parsing", "json_invalid", "model_type",
+	"value_error"} // additive (openapi.json): a cursor not issued here, a malformed query string
 
 // checkAnswer asserts the answer is one of the contract's envelopes with a
 // status the contract allows for a keyed request on a known route.
@@ -179,6 +182,10 @@ func FuzzPublicBody(f *testing.F) {
 			r := ft.bodyRoutes[int(route)%len(ft.bodyRoutes)]
 			rec := ft.send(r.method, r.path, "", body)
 			checkAnswer(t, ft, r.method, r.path, "", body, rec)
+			// JSON text is UTF-8 (RFC 8259 §8.1): never stored altered.
+			if !utf8.Valid(body) && !onlyProblem(rec, "json_invalid", "body") {
+				t.Errorf("%s: %s %s with invalid UTF-8 %q -> %d, want one json_invalid at [body]: %s", ft.engine, r.method, r.path, truncate(body, 300), rec.Code, rec.Body)
+			}
 		}
 	})
 }
@@ -190,6 +197,22 @@ func FuzzPublicQuery(f *testing.F) {
 			r := ft.routes[int(route)%len(ft.routes)]
 			rec := ft.send(r.method, r.path, query, nil)
 			checkAnswer(t, ft, r.method, r.path, query, nil, rec)
+			// What Go cannot parse whole is refused, never half-read.
+			if _, err := url.ParseQuery(query); err != nil && !onlyProblem(rec, "value_error", "query") {
+				t.Errorf("%s: %s %s?%s -> %d, want one value_error at [query]: %s", ft.engine, r.method, r.path, query, rec.Code, rec.Body)
+			}
 		}
 	})
+}
+
+// onlyProblem reports whether rec is a 422 with the single item typ at loc.
+func onlyProblem(rec *httptest.ResponseRecorder, typ string, loc ...any) bool {
+	var body struct {
+		Detail []struct {
+			Loc  []any  `json:"loc"`
+			Type string `json:"type"`
+		} `json:"detail"`
+	}
+	return rec.Code == 422 && json.Unmarshal(rec.Body.Bytes(), &body) == nil && len(body.Detail) == 1 &&
+		body.Detail[0].Type == typ && slices.Equal(body.Detail[0].Loc, loc)
 }

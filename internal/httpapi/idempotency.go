@@ -82,6 +82,9 @@ func (s *Server) idempotent(route string, next http.HandlerFunc) http.HandlerFun
 		} else {
 			s.storeIdempotentResponse(r.Context(), acct, key, route, rec)
 		}
+		if rec.status == 0 && clientLeft(r) {
+			return // nothing to send: observe drops the connection
+		}
 		rec.flush()
 	}
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"crypto/subtle"
 	"net/http"
 	"strconv"
 	"time"
@@ -66,8 +67,21 @@ func (m *metrics) batchRows(endpoint string, size int, byStatus map[string]int) 
 	}
 }
 
-func (m *metrics) handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+// handler serves the metrics; with a token, only to "Authorization: Bearer
+// <token>" (compared in constant time), else 401.
+func (m *metrics) handler(token string) http.Handler {
+	h := promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+	if token == "" {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key, ok := bearer(r)
+		if !ok || subtle.ConstantTimeCompare([]byte(key), []byte(token)) != 1 {
+			unauthorized(w, msgUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // queueCollector reads the job queue's depth at scrape time.

@@ -29,7 +29,13 @@ type requestInfo struct {
 	id        string
 	route     string
 	accountID int64
+	// clientGone: the client abandoned the request (see writeError).
+	clientGone bool
 }
+
+// statusClientGone is what the access log and the metrics record for a
+// request the client abandoned (nginx's 499); it is never sent.
+const statusClientGone = 499
 
 func accountFrom(ctx context.Context) account.Account {
 	a, _ := ctx.Value(keyAccount).(account.Account)
@@ -96,6 +102,12 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			info.id = newRequestID()
 		}
 		w.Header().Set("X-Request-Id", info.id)
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		if !strings.HasPrefix(r.URL.Path, "/app/") {
+			// The dashboard sets its own policy: it returns to the
+			// referring page after an action.
+			w.Header().Set("Referrer-Policy", "no-referrer")
+		}
 		log := s.log.With("request_id", info.id)
 		timeout := s.timeout
 		if timeout <= 0 {
@@ -121,11 +133,20 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			if route == "" {
 				route = "unmatched"
 			}
-			s.metrics.observe(r.Method, route, sw.status, elapsed)
+			status := sw.status
+			if info.clientGone {
+				status = statusClientGone
+			}
+			s.metrics.observe(r.Method, route, status, elapsed)
 			log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("method", r.Method), slog.String("route", route), slog.String("path", r.URL.Path),
-				slog.Int("status", sw.status), slog.Int("bytes", sw.bytes),
+				slog.Int("status", status), slog.Int("bytes", sw.bytes),
 				slog.Duration("duration", elapsed), slog.Int64("account_id", info.accountID))
+			if info.clientGone && sw.status == 0 {
+				// No response was written: close the connection rather
+				// than let net/http send an empty 200 to a half-closed one.
+				panic(http.ErrAbortHandler)
+			}
 		}()
 		next.ServeHTTP(sw, r)
 	})

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -65,6 +66,13 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		mbe  *http.MaxBytesError
 	)
 	switch {
+	case abandoned(r, err):
+		// Nothing is written: nobody is there to read it. observe logs
+		// and counts 499 and drops the connection.
+		logFrom(r).Info("client disconnected", "err", err)
+		if info, ok := r.Context().Value(keyInfo).(*requestInfo); ok {
+			info.clientGone = true
+		}
 	case errors.As(err, &verr):
 		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": []valid.Problem(verr)})
 	case errors.As(err, &e):
@@ -86,15 +94,8 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 // readJSON reads a JSON body of at most MaxBodyBytes into an untyped tree.
 // An empty body is nil when optional is true.
 func readJSON(w http.ResponseWriter, r *http.Request, optional bool) (any, error) {
-	if r.ContentLength > MaxBodyBytes {
-		return nil, errs.New(errs.PayloadTooLarge, "The request body is larger than 5 MiB.")
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	body, err := readRaw(w, r)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, errs.New(errs.PayloadTooLarge, "The request body is larger than 5 MiB.")
-		}
 		return nil, err
 	}
 	if optional && len(bytes.TrimSpace(body)) == 0 {
@@ -110,10 +111,55 @@ func readRaw(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
+	switch {
+	case err == nil:
+		return body, nil
+	case errors.As(err, &mbe):
 		return nil, errs.New(errs.PayloadTooLarge, "The request body is larger than 5 MiB.")
+	case errors.Is(err, http.ErrBodyReadAfterClose):
+		return nil, err // the server's own mistake
 	}
-	return body, err
+	// Every other failure to read a body comes from the connection: the
+	// client hung up mid-body (unexpected EOF), reset it, or stopped sending.
+	return nil, clientGone{err}
+}
+
+// checkQueryString refuses a query string that Go cannot parse whole: a 422
+// at ['query'] (see valid.ParseQuery). A body over the limit announced in
+// Content-Length is still a 413 first, as the order of checks asks.
+func checkQueryString(r *http.Request) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	if _, err := valid.ParseQuery(r.URL.RawQuery); err != nil {
+		if r.ContentLength > MaxBodyBytes {
+			return errs.New(errs.PayloadTooLarge, "The request body is larger than 5 MiB.")
+		}
+		return err
+	}
+	return nil
+}
+
+// clientGone is a request the client abandoned: logged and counted as 499
+// (nginx's "client closed request"), never as a 5xx.
+type clientGone struct{ err error }
+
+func (e clientGone) Error() string { return "client disconnected: " + e.err.Error() }
+func (e clientGone) Unwrap() error { return e.err }
+
+// clientLeft reports whether writeError found the request abandoned.
+func clientLeft(r *http.Request) bool {
+	info, ok := r.Context().Value(keyInfo).(*requestInfo)
+	return ok && info.clientGone
+}
+
+// abandoned reports whether err ends a request the client gave up: a body
+// it stopped sending, or any failure once the request's context was
+// cancelled (the server cancels it when the connection closes; the server's
+// own request timeout is a deadline, not a cancellation, and stays a 500).
+func abandoned(r *http.Request, err error) bool {
+	var cg clientGone
+	return errors.As(err, &cg) || errors.Is(r.Context().Err(), context.Canceled)
 }
 
 // readObject reads a required JSON object body into rep's reader, located

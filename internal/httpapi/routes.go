@@ -5,7 +5,7 @@ func (s *Server) routes() {
 	// Operations: no key needed.
 	s.handle("GET /healthz", s.handleHealth)
 	s.handle("GET /readyz", s.handleReady)
-	s.mux.Handle("GET /metrics", s.metrics.handler())
+	s.mux.Handle("GET /metrics", s.metrics.handler(s.metricsKey))
 	if s.dashboard != nil { // the web dashboard (internal/dashboard), off when nil
 		s.mux.Handle("/app/", s.dashboard)
 	}

@@ -45,6 +45,9 @@ type Config struct {
 	// Secrets seals webhook secrets of workspace files applied over the
 	// admin route (nil: stored as they are).
 	Secrets *secrets.Box
+	// MetricsToken, when set, guards GET /metrics: it then needs
+	// "Authorization: Bearer <MetricsToken>" (else 401).
+	MetricsToken string
 }
 
 // Server serves the public API, the admin routes and the operational
@@ -54,6 +57,7 @@ type Server struct {
 	clock      clock.Clock
 	log        *slog.Logger
 	adminToken string
+	metricsKey string // guards GET /metrics when set (Config.MetricsToken)
 	auth       *account.Authenticator
 	workspace  *workspace.Applier
 	metrics    *metrics
@@ -82,6 +86,7 @@ func NewServer(cfg Config) *Server {
 		clock:      cfg.Clock,
 		log:        cfg.Log,
 		adminToken: cfg.AdminToken,
+		metricsKey: cfg.MetricsToken,
 		auth:       &account.Authenticator{DB: cfg.DB, Clock: cfg.Clock},
 		workspace:  &workspace.Applier{DB: cfg.DB, Now: cfg.Clock.Now, HashPassword: password.Hash, Secrets: cfg.Secrets},
 		metrics:    newMetrics(cfg.Registry, cfg.DB),
@@ -104,12 +109,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 func (s *Server) handle(pattern string, h handlerFunc) {
+	public := strings.Contains(pattern, publicPrefix+"/")
+	// The OpenAPI document takes no parameters and needs no key.
+	checkQuery := public && !strings.HasSuffix(pattern, publicPrefix+"/openapi.json")
 	fn := func(w http.ResponseWriter, r *http.Request) {
+		if checkQuery {
+			if err := checkQueryString(r); err != nil {
+				writeError(w, r, err)
+				return
+			}
+		}
 		if err := h(w, r); err != nil {
 			writeError(w, r, err)
 		}
 	}
-	if strings.Contains(pattern, publicPrefix+"/") {
+	if public {
 		fn = s.idempotent(pattern, fn)
 	}
 	s.mux.Handle(pattern, http.HandlerFunc(fn))

@@ -109,8 +109,10 @@ func sortedKeys(m map[string]any) []string {
 func FuzzParseJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, err := valid.ParseJSON(data)
-		if json.Valid(data) != (err == nil) {
-			t.Fatalf("ParseJSON(%q): err = %v, but json.Valid = %v", data, err, json.Valid(data))
+		// encoding/json accepts invalid UTF-8 (as U+FFFD); JSON text is
+		// UTF-8 (RFC 8259 §8.1), so ParseJSON does not.
+		if wantOK := json.Valid(data) && utf8.Valid(data); wantOK != (err == nil) {
+			t.Fatalf("ParseJSON(%q): err = %v, but json.Valid && utf8.Valid = %v", data, err, wantOK)
 		}
 		if err != nil {
 			var verr valid.Error
@@ -141,7 +143,16 @@ func FuzzParseJSON(f *testing.F) {
 
 func FuzzQuery(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
-		values, _ := url.ParseQuery(raw)
+		values, err := valid.ParseQuery(raw)
+		if _, goErr := url.ParseQuery(raw); (err == nil) != (goErr == nil) {
+			t.Fatalf("ParseQuery(%q): %v, url.ParseQuery: %v", raw, err, goErr)
+		}
+		if err != nil {
+			if verr, ok := err.(valid.Error); !ok || len(verr) != 1 || verr[0].Type != "value_error" || len(verr[0].Loc) != 1 || verr[0].Loc[0] != "query" {
+				t.Fatalf("ParseQuery(%q) = %v, want one value_error at [query]", raw, err)
+			}
+			return
+		}
 		rep := &valid.Report{}
 		q := rep.Query(values)
 		for k := range values {
@@ -152,7 +163,9 @@ func FuzzQuery(f *testing.F) {
 				t.Fatalf("Int(%q) accepted %d", k, n)
 			}
 			q.IntDefault(k, 5, 0, 10)
-			q.Ints(k)
+			if ids := q.Ints(k, 3); len(ids) > 3 || len(ids) != len(slices.Compact(slices.Sorted(slices.Values(ids)))) {
+				t.Fatalf("Ints(%q, 3) = %v: more than 3 or repeated", k, ids)
+			}
 			q.Bool(k)
 			q.Enum(k, "asc", "desc")
 			q.Time(k)

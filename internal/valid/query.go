@@ -1,6 +1,7 @@
 package valid
 
 import (
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -55,28 +56,66 @@ func (q *Query) IntDefault(name string, def, lo, hi int64) int64 {
 	return def
 }
 
-// Ints parses a repeatable integer parameter (?id=1&id=2; "1,2" also works).
-func (q *Query) Ints(name string) []int64 {
-	var out []int64
-	for i, raw := range q.v[name] {
+// MaxQueryIDs is the most distinct ids a repeatable id parameter
+// (?disposition_tag_ids=…, ?service_id=…) accepts: far more than any
+// account has tags or services, and far fewer than SQLite's limit on bound
+// variables (a list is bound one variable per id there).
+const MaxQueryIDs = 500
+
+// Ints parses a repeatable integer parameter (?id=1&id=2; "1,2" also
+// works) into its distinct values, in order of first appearance. More than
+// max distinct values is one too_long problem at ['query', name].
+func (q *Query) Ints(name string, max int) []int64 {
+	raws := q.v[name]
+	var tokens []string
+	at := []int{} // the index of each token's raw parameter
+	seen := map[string]bool{}
+	for i, raw := range raws {
 		for _, s := range strings.Split(raw, ",") {
 			s = strings.TrimSpace(s)
-			if s == "" {
+			if s == "" || seen[s] {
 				continue
 			}
-			n, err := strconv.ParseInt(s, 10, 64)
-			if err != nil {
-				at := []any{"query", name}
-				if len(q.v[name]) > 1 {
-					at = append(at, i)
-				}
-				q.r.Add(at, "int_parsing", "Input should be a valid integer, unable to parse string as an integer")
-				continue
+			seen[s] = true
+			tokens = append(tokens, s)
+			at = append(at, i)
+		}
+	}
+	if max > 0 && len(tokens) > max {
+		q.r.Add([]any{"query", name}, "too_long", fmt.Sprintf("List should have at most %d %s after validation, not %d", max, items(max), len(tokens)))
+		return nil
+	}
+	var out []int64
+	got := map[int64]bool{}
+	for k, s := range tokens {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			loc := []any{"query", name}
+			if len(raws) > 1 {
+				loc = append(loc, at[k])
 			}
+			q.r.Add(loc, "int_parsing", "Input should be a valid integer, unable to parse string as an integer")
+			continue
+		}
+		if !got[n] {
+			got[n] = true
 			out = append(out, n)
 		}
 	}
 	return out
+}
+
+// ParseQuery parses a raw query string. Go's url.ParseQuery stops at a
+// ';' or a malformed %-escape and r.URL.Query() silently drops what follows,
+// so a caller's filters would vanish; here a malformed query string is one
+// value_error at ['query'].
+func ParseQuery(raw string) (url.Values, error) {
+	v, err := url.ParseQuery(raw)
+	if err != nil {
+		return nil, Error{{Loc: []any{"query"}, Type: "value_error",
+			Msg: "Value error, the query string is malformed (" + err.Error() + "): separate parameters with '&' and percent-encode '%' as %25 and ';' as %3B"}}
+	}
+	return v, nil
 }
 
 // Bool parses an optional boolean parameter the way pydantic does.

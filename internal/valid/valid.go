@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // Problem is one 422 item.
@@ -67,7 +68,21 @@ func (r *Report) Err() error {
 // ParseJSON decodes a JSON document into a tree of map[string]any, []any,
 // string, json.Number, bool and nil. A malformed document is the single
 // json_invalid problem the contract asks for.
+//
+// Invalid UTF-8 is refused too (RFC 8259 §8.1: JSON text is UTF-8), where
+// encoding/json would quietly store U+FFFD in its place.
 func ParseJSON(data []byte) (any, error) {
+	if !utf8.Valid(data) {
+		at := 0
+		for at < len(data) {
+			r, size := utf8.DecodeRune(data[at:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			at += size
+		}
+		return nil, Error{{Loc: []any{"body"}, Type: "json_invalid", Msg: fmt.Sprintf("JSON decode error: invalid UTF-8 at byte offset %d", at)}}
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
