@@ -539,7 +539,7 @@ func (ap *applier) waitlists(ctx context.Context) error {
 }
 
 func (ap *applier) webhooks(ctx context.Context) error {
-	for _, w := range ap.f.Webhooks {
+	for wi, w := range ap.f.Webhooks {
 		has := w.keys.has
 		events := w.Events
 		if events == nil {
@@ -554,7 +554,7 @@ func (ap *applier) webhooks(ctx context.Context) error {
 		}
 		secret, err := ap.seal(stored, w.Secret)
 		if err != nil {
-			return fmt.Errorf("webhook %q: %w", w.Key, err)
+			return &Error{Problems: []string{fmt.Sprintf("webhooks[%d].secret: %v", wi, err)}}
 		}
 		var fs fields
 		fs.add(has("url"), "url", w.URL)
@@ -644,7 +644,7 @@ func (ap *applier) dispositions(ctx context.Context) error {
 
 func (ap *applier) pipelines(ctx context.Context) error {
 	ap.stages = map[string]map[string]int64{}
-	for _, p := range ap.f.Pipelines {
+	for pi, p := range ap.f.Pipelines {
 		status := p.Status
 		if status == "" {
 			status = "active"
@@ -701,7 +701,7 @@ func (ap *applier) pipelines(ctx context.Context) error {
 			}
 			autoText, err := ap.sealAutomations(stored, autos)
 			if err != nil {
-				return fmt.Errorf("pipeline %q stage %q: %w", p.Key, s.Key, err)
+				return &Error{Problems: []string{fmt.Sprintf("pipelines[%d].stages[%d].automations: %v", pi, i, err)}}
 			}
 			position := i + 1
 			if _, exists := stageIDs[s.Key]; !ordered && !exists {

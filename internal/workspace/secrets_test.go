@@ -2,6 +2,7 @@ package workspace_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -82,6 +83,9 @@ func TestWebhookSecretsAtRest(t *testing.T) {
 				switch {
 				case test.box != nil && (err == nil || !strings.Contains(err.Error(), "FRONTDESK_SECRET_KEY is not set")):
 					t.Errorf("apply without the key over sealed secrets: %v", err)
+				case test.box != nil && !errors.As(err, new(*workspace.Error)):
+					// A validation error (400 over the admin route), never a 500.
+					t.Errorf("apply without the key over sealed secrets: %T is not a *workspace.Error", err)
 				case test.box == nil && err != nil:
 					t.Errorf("apply with a key over plaintext secrets: %v", err)
 				case test.box == nil:
