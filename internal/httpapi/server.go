@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/password"
@@ -48,6 +49,12 @@ type Config struct {
 	// MetricsToken, when set, guards GET /metrics: it then needs
 	// "Authorization: Bearer <MetricsToken>" (else 401).
 	MetricsToken string
+	// Hooks processes the message providers' callbacks under /hooks/
+	// (nil: every callback is 404).
+	Hooks *channels.Hooks
+	// PublicURL is the base the providers call (FRONTDESK_PUBLIC_URL); the
+	// Twilio signature covers it.
+	PublicURL string
 }
 
 // Server serves the public API, the admin routes and the operational
@@ -68,6 +75,8 @@ type Server struct {
 	dashboard  http.Handler
 	ready      readiness // the /readyz write probe (ops.go)
 	limits     *limits
+	hooks      *channels.Hooks
+	publicURL  string
 }
 
 // NewServer builds the server and its routes.
@@ -95,6 +104,8 @@ func NewServer(cfg Config) *Server {
 		mux:        http.NewServeMux(),
 		dashboard:  cfg.Dashboard,
 		limits:     newLimits(cfg.RateLimit, cfg.Clock),
+		hooks:      cfg.Hooks,
+		publicURL:  cfg.PublicURL,
 	}
 	s.routes()
 	s.handler = s.observe(s.authenticate(http.HandlerFunc(s.route)))
