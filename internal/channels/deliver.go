@@ -39,6 +39,7 @@ type Message struct {
 // Outcome says what became of a message.
 type Outcome struct {
 	Status     string // StatusSent, StatusSuppressed or StatusDeferred
+	Type       string // the channel's type
 	ChannelID  int64
 	ChannelKey string
 	ProviderID string
@@ -87,7 +88,7 @@ func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message
 	if err != nil {
 		return Outcome{}, err
 	}
-	out := Outcome{ChannelID: ch.ID, ChannelKey: ch.Key}
+	out := Outcome{ChannelID: ch.ID, ChannelKey: ch.Key, Type: ch.Type}
 	if !ch.Active {
 		out.Status, out.Reason = StatusSuppressed, fmt.Sprintf("channel %q is inactive", ch.Key)
 		return out, nil

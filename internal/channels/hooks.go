@@ -47,6 +47,7 @@ type Hooks struct {
 	Clock   clock.Clock
 	Replies []ReplyHandler
 	Answer  Answer
+	Metrics *Metrics
 }
 
 func forbidden() error { return errs.New(errs.Forbidden, "signature does not verify") }
@@ -80,6 +81,7 @@ func (h *Hooks) TwilioStatus(ctx context.Context, uuid, fullURL string, form url
 	if err != nil {
 		return bad("%v", err)
 	}
+	h.Metrics.status(ProviderTwilio, u.Status)
 	return h.DB.Transact(ctx, func(tx *db.Tx) error { return ApplyStatus(ctx, tx, ch, u, h.Clock.Now()) })
 }
 
@@ -124,6 +126,9 @@ func (h *Hooks) MetaEvent(ctx context.Context, uuid string, body []byte, signatu
 	ins, sts, err := ParseMetaWebhook(body)
 	if err != nil {
 		return bad("%v", err)
+	}
+	for _, u := range sts {
+		h.Metrics.status(ProviderMeta, u.Status)
 	}
 	return h.inbound(ctx, ch, ins, sts)
 }

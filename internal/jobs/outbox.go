@@ -50,6 +50,7 @@ type Message struct {
 	Error             *string        `json:"error"`
 	DeliveredAt       *string        `json:"delivered_at"`
 	Segments          *int           `json:"segments"`
+	ChannelID         *int64         `json:"-"`
 	Secret            string         `json:"-"`
 	Extra             map[string]any `json:"-"`
 }
@@ -177,18 +178,18 @@ func ListOutbox(ctx context.Context, q db.Querier, acct account.Account, limit i
 }
 
 const selectMessage = `SELECT id, kind, channel, recipient, client_id, body, status, attempts, scheduled_at, created_at, sent_at, source_type, source_id,
-	channel_key, provider_message_id, error, delivered_at, segments`
+	channel_key, provider_message_id, error, delivered_at, segments, channel_id`
 
 func scanMessage(row interface{ Scan(...any) error }) (Message, error) {
 	var (
-		m                      Message
-		client, src, sent      sql.NullInt64
-		scheduled, created     int64
-		key, provider, failure sql.NullString
-		delivered, segments    sql.NullInt64
+		m                         Message
+		client, src, sent         sql.NullInt64
+		scheduled, created        int64
+		key, provider, failure    sql.NullString
+		delivered, segments, chID sql.NullInt64
 	)
 	if err := row.Scan(&m.ID, &m.Kind, &m.Channel, &m.Recipient, &client, &m.Body, &m.Status, &m.Attempts, &scheduled, &created, &sent, &m.Source.Type, &src,
-		&key, &provider, &failure, &delivered, &segments); err != nil {
+		&key, &provider, &failure, &delivered, &segments, &chID); err != nil {
 		return m, err
 	}
 	m.ChannelKey, m.ProviderMessageID, m.Error = nullString(key), nullString(provider), nullString(failure)
@@ -199,6 +200,9 @@ func scanMessage(row interface{ Scan(...any) error }) (Message, error) {
 	if segments.Valid {
 		n := int(segments.Int64)
 		m.Segments = &n
+	}
+	if chID.Valid {
+		m.ChannelID = &chID.Int64
 	}
 	if client.Valid {
 		m.ClientID = &client.Int64
