@@ -14,6 +14,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/phone"
 	"github.com/frontdesk/frontdesk/internal/secrets"
+	"github.com/frontdesk/frontdesk/internal/texts"
 )
 
 // Reply is an inbound message that a reply handler may act on.
@@ -201,11 +202,11 @@ func (h *Hooks) one(ctx context.Context, tx *db.Tx, acct account.Account, settin
 		if err != nil || !changed || h.Answer == nil {
 			return err
 		}
-		kind := TextOptIn
+		kind := texts.OptIn
 		if r.Intent == IntentStop {
-			kind = TextOptOut
+			kind = texts.OptOut
 		}
-		return h.Answer(ctx, tx, r, Text(settings.Language, kind, Vars{}), now)
+		return h.Answer(ctx, tx, r, texts.Render(settings.Language, kind, texts.Vars{}), now)
 	case IntentYes, IntentNo:
 		for _, handle := range h.Replies {
 			done, err := handle(ctx, tx, r, now)

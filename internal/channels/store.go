@@ -13,6 +13,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/secrets"
+	"github.com/frontdesk/frontdesk/internal/texts"
 )
 
 // Settings are an account's messaging settings (the workspace file's
@@ -45,7 +46,7 @@ func LoadSettings(ctx context.Context, q db.Querier, acct account.Account) (Sett
 			return Settings{}, fmt.Errorf("messaging settings: %w", err)
 		}
 	}
-	s.Language = Lang(lang)
+	s.Language = texts.Lang(lang)
 	return s, nil
 }
 

@@ -3,7 +3,6 @@ package channels_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/frontdesk/frontdesk/internal/channels"
 )
@@ -59,31 +58,6 @@ func TestClassify(t *testing.T) {
 	} {
 		if got := channels.Classify(test.in); got != test.want {
 			t.Errorf("Classify(%q) = %v, want %v", test.in, got, test.want)
-		}
-	}
-}
-
-func TestTexts(t *testing.T) {
-	when := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	v := channels.Vars{Name: "Nora", Service: "Limpieza dental", Professional: "Dra. López", When: when, Until: when.Add(-2 * time.Hour)}
-	for _, test := range []struct {
-		lang, kind string
-		want       []string
-	}{
-		{"es", channels.TextSeatOffer, []string{"Nora", "Limpieza dental", "Dra. López", "martes 1 de diciembre a las 10:00", "08:00"}},
-		{"en", channels.TextSeatOffer, []string{"Nora", "Tuesday 1 December at 10:00", "08:00", "Reply YES or NO"}},
-		{"", channels.TextConfirmationRequest, []string{"¿confirmas", "SÍ o NO"}},
-		{"EN", channels.TextOptOut, []string{"START"}},
-		{"es", channels.TextOptOut, []string{"ALTA"}},
-	} {
-		got := channels.Text(test.lang, test.kind, v)
-		for _, w := range test.want {
-			if !strings.Contains(got, w) {
-				t.Errorf("Text(%q, %s) = %q, missing %q", test.lang, test.kind, got, w)
-			}
-		}
-		if strings.Contains(got, "{") {
-			t.Errorf("unfilled placeholder in %q", got)
 		}
 	}
 }
