@@ -1,13 +1,14 @@
-// Package channels delivers Frontdesk's messages to patients and reads what
-// comes back (decisions.md §8): provider clients (Twilio for SMS and
-// WhatsApp, Meta's WhatsApp Cloud API, SMTP, a log channel), the providers'
-// callback formats and signatures, SMS segment counting, the built-in texts
-// in the account's language, and the reply words that confirm, decline or
-// opt out.
+// Package channels is how Frontdesk talks to patients (decisions.md §8):
+// an account's channels and their sealed credentials, routes, consent
+// (opt-outs) and quiet hours; the provider clients (Twilio for SMS and
+// WhatsApp, Meta's WhatsApp Cloud API, SMTP, a log channel); the providers'
+// callback formats and signatures; SMS segment counting; the reply words
+// that confirm, decline or opt out.
 //
-// It is a concern of its own below the front doors: the job worker calls it
-// through jobs.Sender, the HTTP layer hands it callback requests it has
-// already read. It imports no HTTP layer and no file-format package.
+// It sits below the areas that use it: the workspace file maps onto its
+// types, and package relay (delivery through the job worker, callbacks into
+// chat history) builds on it. It imports no HTTP layer, no file format, and
+// none of the areas.
 package channels
 
 import (

@@ -13,11 +13,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/frontdesk/frontdesk/internal/account"
-	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/password"
 	"github.com/frontdesk/frontdesk/internal/pipeline"
+	"github.com/frontdesk/frontdesk/internal/relay"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
@@ -51,7 +51,7 @@ type Config struct {
 	MetricsToken string
 	// Hooks processes the message providers' callbacks under /hooks/
 	// (nil: every callback is 404).
-	Hooks *channels.Hooks
+	Hooks *relay.Hooks
 	// PublicURL is the base the providers call (FRONTDESK_PUBLIC_URL); the
 	// Twilio signature covers it.
 	PublicURL string
@@ -75,7 +75,7 @@ type Server struct {
 	dashboard  http.Handler
 	ready      readiness // the /readyz write probe (ops.go)
 	limits     *limits
-	hooks      *channels.Hooks
+	hooks      *relay.Hooks
 	publicURL  string
 }
 

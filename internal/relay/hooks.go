@@ -1,4 +1,4 @@
-package channels
+package relay
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/chat"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/contact"
@@ -20,13 +21,13 @@ import (
 // Reply is an inbound message that a reply handler may act on.
 type Reply struct {
 	Account        account.Account
-	Channel        Channel
+	Channel        channels.Channel
 	Client         *contact.Client // nil when the number matches no client
 	Phone          phone.Number
-	Intent         Intent
+	Intent         channels.Intent
 	Body           string
 	ConversationID int64
-	Settings       Settings
+	Settings       channels.Settings
 }
 
 // ReplyHandler acts on a reply in the inbound message's transaction (a
@@ -57,13 +58,13 @@ func bad(format string, args ...any) error {
 	return errs.New(errs.ValidationError, format, args...)
 }
 
-func (h *Hooks) channel(ctx context.Context, uuid, provider string) (Channel, error) {
-	ch, err := ByUUID(ctx, h.DB, h.Secrets, uuid)
+func (h *Hooks) channel(ctx context.Context, uuid, provider string) (channels.Channel, error) {
+	ch, err := channels.ByUUID(ctx, h.DB, h.Secrets, uuid)
 	if err != nil {
 		return ch, err
 	}
 	if ch.Provider != provider {
-		return Channel{}, errs.New(errs.NotFound, "channel not found")
+		return channels.Channel{}, errs.New(errs.NotFound, "channel not found")
 	}
 	return ch, nil
 }
@@ -71,44 +72,44 @@ func (h *Hooks) channel(ctx context.Context, uuid, provider string) (Channel, er
 // TwilioStatus handles POST /hooks/twilio/{uuid}/status. fullURL is the URL
 // Twilio called (the public base + path and query).
 func (h *Hooks) TwilioStatus(ctx context.Context, uuid, fullURL string, form url.Values, signature string) error {
-	ch, err := h.channel(ctx, uuid, ProviderTwilio)
+	ch, err := h.channel(ctx, uuid, channels.ProviderTwilio)
 	if err != nil {
 		return err
 	}
-	if !VerifyTwilio(ch.Credentials["auth_token"], fullURL, form, signature) {
+	if !channels.VerifyTwilio(ch.Credentials["auth_token"], fullURL, form, signature) {
 		return forbidden()
 	}
-	u, err := ParseTwilioStatus(form)
+	u, err := channels.ParseTwilioStatus(form)
 	if err != nil {
 		return bad("%v", err)
 	}
-	h.Metrics.status(ProviderTwilio, u.Status)
+	h.Metrics.status(channels.ProviderTwilio, u.Status)
 	return h.DB.Transact(ctx, func(tx *db.Tx) error { return ApplyStatus(ctx, tx, ch, u, h.Clock.Now()) })
 }
 
 // TwilioInbound handles POST /hooks/twilio/{uuid}/inbound.
 func (h *Hooks) TwilioInbound(ctx context.Context, uuid, fullURL string, form url.Values, signature string) error {
-	ch, err := h.channel(ctx, uuid, ProviderTwilio)
+	ch, err := h.channel(ctx, uuid, channels.ProviderTwilio)
 	if err != nil {
 		return err
 	}
-	if !VerifyTwilio(ch.Credentials["auth_token"], fullURL, form, signature) {
+	if !channels.VerifyTwilio(ch.Credentials["auth_token"], fullURL, form, signature) {
 		return forbidden()
 	}
-	in, err := ParseTwilioInbound(form)
+	in, err := channels.ParseTwilioInbound(form)
 	if err != nil {
 		return bad("%v", err)
 	}
-	return h.inbound(ctx, ch, []Inbound{in}, nil)
+	return h.inbound(ctx, ch, []channels.Inbound{in}, nil)
 }
 
 // MetaVerify handles GET /hooks/whatsapp/{uuid}: the subscription check.
 func (h *Hooks) MetaVerify(ctx context.Context, uuid string, q url.Values) (string, error) {
-	ch, err := h.channel(ctx, uuid, ProviderMeta)
+	ch, err := h.channel(ctx, uuid, channels.ProviderMeta)
 	if err != nil {
 		return "", err
 	}
-	c, ok := VerifyMetaChallenge(ch, q)
+	c, ok := channels.VerifyMetaChallenge(ch, q)
 	if !ok {
 		return "", forbidden()
 	}
@@ -117,19 +118,19 @@ func (h *Hooks) MetaVerify(ctx context.Context, uuid string, q url.Values) (stri
 
 // MetaEvent handles POST /hooks/whatsapp/{uuid}: messages and statuses.
 func (h *Hooks) MetaEvent(ctx context.Context, uuid string, body []byte, signature string) error {
-	ch, err := h.channel(ctx, uuid, ProviderMeta)
+	ch, err := h.channel(ctx, uuid, channels.ProviderMeta)
 	if err != nil {
 		return err
 	}
-	if !VerifyMeta(ch.Credentials["app_secret"], body, signature) {
+	if !channels.VerifyMeta(ch.Credentials["app_secret"], body, signature) {
 		return forbidden()
 	}
-	ins, sts, err := ParseMetaWebhook(body)
+	ins, sts, err := channels.ParseMetaWebhook(body)
 	if err != nil {
 		return bad("%v", err)
 	}
 	for _, u := range sts {
-		h.Metrics.status(ProviderMeta, u.Status)
+		h.Metrics.status(channels.ProviderMeta, u.Status)
 	}
 	return h.inbound(ctx, ch, ins, sts)
 }
@@ -137,7 +138,7 @@ func (h *Hooks) MetaEvent(ctx context.Context, uuid string, body []byte, signatu
 // inbound records messages and statuses of one callback in one transaction:
 // a callback is applied whole or not at all, so the provider's retry after
 // a failure finds nothing half-done.
-func (h *Hooks) inbound(ctx context.Context, ch Channel, ins []Inbound, sts []StatusUpdate) error {
+func (h *Hooks) inbound(ctx context.Context, ch channels.Channel, ins []channels.Inbound, sts []channels.StatusUpdate) error {
 	numbers := make([]phone.Number, len(ins))
 	for i, in := range ins {
 		n, err := phone.ParseWithRegion(in.From, "")
@@ -160,7 +161,7 @@ func (h *Hooks) inbound(ctx context.Context, ch Channel, ins []Inbound, sts []St
 		if err != nil {
 			return err
 		}
-		settings, err := LoadSettings(ctx, tx, acct)
+		settings, err := channels.LoadSettings(ctx, tx, acct)
 		if err != nil {
 			return err
 		}
@@ -173,7 +174,7 @@ func (h *Hooks) inbound(ctx context.Context, ch Channel, ins []Inbound, sts []St
 	})
 }
 
-func (h *Hooks) one(ctx context.Context, tx *db.Tx, acct account.Account, settings Settings, ch Channel, in Inbound, n phone.Number, now time.Time) error {
+func (h *Hooks) one(ctx context.Context, tx *db.Tx, acct account.Account, settings channels.Settings, ch channels.Channel, in channels.Inbound, n phone.Number, now time.Time) error {
 	var media any
 	if len(in.Media) > 0 {
 		media = in.Media[0]
@@ -185,7 +186,7 @@ func (h *Hooks) one(ctx context.Context, tx *db.Tx, acct account.Account, settin
 	if err != nil || dup {
 		return err
 	}
-	r := Reply{Account: acct, Channel: ch, Phone: n, Intent: Classify(in.Body), Body: in.Body, ConversationID: convID, Settings: settings}
+	r := Reply{Account: acct, Channel: ch, Phone: n, Intent: channels.Classify(in.Body), Body: in.Body, ConversationID: convID, Settings: settings}
 	matches, err := contact.ByNationals(ctx, tx, acct, []string{n.National})
 	if err != nil {
 		return err
@@ -194,20 +195,20 @@ func (h *Hooks) one(ctx context.Context, tx *db.Tx, acct account.Account, settin
 		r.Client = &c
 	}
 	switch r.Intent {
-	case IntentStop, IntentStart:
+	case channels.IntentStop, channels.IntentStart:
 		if r.Client == nil {
 			return nil // nothing is ever sent to a number that is no client
 		}
-		changed, err := SetConsent(ctx, tx, acct, r.Client.ID, ch.ID, r.Intent == IntentStop, now)
+		changed, err := channels.SetConsent(ctx, tx, acct, r.Client.ID, ch.ID, r.Intent == channels.IntentStop, now)
 		if err != nil || !changed || h.Answer == nil {
 			return err
 		}
 		kind := texts.OptIn
-		if r.Intent == IntentStop {
+		if r.Intent == channels.IntentStop {
 			kind = texts.OptOut
 		}
 		return h.Answer(ctx, tx, r, texts.Render(settings.Language, kind, texts.Vars{}), now)
-	case IntentYes, IntentNo:
+	case channels.IntentYes, channels.IntentNo:
 		for _, handle := range h.Replies {
 			done, err := handle(ctx, tx, r, now)
 			if err != nil {
@@ -228,7 +229,7 @@ var statusRank = map[string]int{"pending": 0, "sent": 1, "delivered": 2, "read":
 // names. An unknown id changes nothing (a provider may report messages sent
 // from the same number by other software); so does a report that would move
 // the status backwards, or fail a message already delivered.
-func ApplyStatus(ctx context.Context, tx *db.Tx, ch Channel, u StatusUpdate, now time.Time) error {
+func ApplyStatus(ctx context.Context, tx *db.Tx, ch channels.Channel, u channels.StatusUpdate, now time.Time) error {
 	if u.Status == "" {
 		return nil
 	}

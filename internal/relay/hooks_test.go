@@ -1,4 +1,4 @@
-package channels_test
+package relay_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/relay"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
@@ -35,7 +36,7 @@ type env struct {
 	other   account.Account
 	sms     channels.Channel
 	wa      channels.Channel
-	hooks   *channels.Hooks
+	hooks   *relay.Hooks
 	answers []string
 }
 
@@ -76,8 +77,8 @@ func newEnv(t *testing.T, store *db.DB) *env {
 		t.Fatal(err)
 	}
 	e.sms.AccountID, e.wa.AccountID = e.acct.ID, e.acct.ID
-	e.hooks = &channels.Hooks{DB: store, Secrets: box, Clock: e.clock,
-		Answer: func(_ context.Context, _ *db.Tx, r channels.Reply, body string, _ time.Time) error {
+	e.hooks = &relay.Hooks{DB: store, Secrets: box, Clock: e.clock,
+		Answer: func(_ context.Context, _ *db.Tx, r relay.Reply, body string, _ time.Time) error {
 			e.answers = append(e.answers, r.Channel.Key+": "+body)
 			return nil
 		}}

@@ -1,4 +1,9 @@
-package channels
+// Package relay moves messages between Frontdesk and the outside world:
+// outbox messages through the account's channels (the job worker's Sender),
+// and the providers' callbacks back in — delivery reports onto the outbox,
+// patients' messages into their conversation, STOP/START into consent, and
+// yes/no replies to the areas that asked (decisions.md §8).
+package relay
 
 import (
 	"context"
@@ -7,6 +12,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/chat"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/contact"
@@ -60,7 +66,7 @@ type Deliverer struct {
 	DB        *db.DB
 	Secrets   *secrets.Box
 	Clock     clock.Clock
-	Providers *Providers
+	Providers *channels.Providers
 	// PublicURL is the base URL providers call back (FRONTDESK_PUBLIC_URL);
 	// without it Twilio is not asked for status callbacks.
 	PublicURL string
@@ -68,9 +74,9 @@ type Deliverer struct {
 
 // Deliver routes m to its channel and sends it, unless the client opted out
 // of that channel, there is no channel or no address (suppressed), or quiet
-// hours hold it (deferred). A provider's refusal comes back as an *Error.
+// hours hold it (deferred). A provider's refusal comes back as an *channels.Error.
 func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message) (Outcome, error) {
-	settings, err := LoadSettings(ctx, d.DB, acct)
+	settings, err := channels.LoadSettings(ctx, d.DB, acct)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -81,7 +87,7 @@ func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message
 	if key == "" {
 		return Outcome{Status: StatusSuppressed, Reason: fmt.Sprintf("no channel: the account routes no channel for %s and has no default_channel", m.Kind)}, nil
 	}
-	ch, err := ByKey(ctx, d.DB, d.Secrets, acct, key)
+	ch, err := channels.ByKey(ctx, d.DB, d.Secrets, acct, key)
 	if errs.Is(err, errs.NotFound) {
 		return Outcome{Status: StatusSuppressed, ChannelKey: key, Reason: fmt.Sprintf("no channel %q in this account", key)}, nil
 	}
@@ -94,7 +100,7 @@ func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message
 		return out, nil
 	}
 	to := m.Recipient
-	if ch.Type == TypeEmail {
+	if ch.Type == channels.TypeEmail {
 		to = ""
 		if m.ClientID != nil {
 			c, err := contact.Get(ctx, d.DB, acct, *m.ClientID)
@@ -105,11 +111,11 @@ func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message
 		}
 	}
 	if strings.TrimSpace(to) == "" {
-		out.Status, out.Reason = StatusSuppressed, "no recipient: the client has no "+map[bool]string{true: "e-mail address", false: "phone"}[ch.Type == TypeEmail]
+		out.Status, out.Reason = StatusSuppressed, "no recipient: the client has no "+map[bool]string{true: "e-mail address", false: "phone"}[ch.Type == channels.TypeEmail]
 		return out, nil
 	}
 	if m.ClientID != nil && m.Kind != KindReply {
-		opted, err := OptedOut(ctx, d.DB, acct, *m.ClientID, ch.ID)
+		opted, err := channels.OptedOut(ctx, d.DB, acct, *m.ClientID, ch.ID)
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -119,14 +125,14 @@ func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message
 		}
 	}
 	if quietKinds[m.Kind] {
-		qh, _ := ParseQuietHours(settings.QuietHours)
+		qh, _ := channels.ParseQuietHours(settings.QuietHours)
 		if until, inside := qh.Until(d.Clock.Now(), acct.Location()); inside {
 			out.Status, out.Until = StatusDeferred, until.UTC()
 			return out, nil
 		}
 	}
-	og := Outgoing{Kind: m.Kind, To: to, Body: m.Body}
-	if ch.Provider == ProviderTwilio && d.PublicURL != "" {
+	og := channels.Outgoing{Kind: m.Kind, To: to, Body: m.Body}
+	if ch.Provider == channels.ProviderTwilio && d.PublicURL != "" {
 		og.StatusCallback = strings.TrimRight(d.PublicURL, "/") + "/hooks/twilio/" + ch.UUID + "/status"
 	}
 	res, err := d.Providers.Send(ctx, ch, og)

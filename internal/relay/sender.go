@@ -1,4 +1,4 @@
-package channels
+package relay
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/jobs"
 )
@@ -64,7 +65,7 @@ func (s JobSender) Send(ctx context.Context, acct account.Account, m jobs.Messag
 	out, err := s.Deliverer.Deliver(ctx, acct, msg)
 	provider := s.providerOf(ctx, acct, out.ChannelKey)
 	if err != nil {
-		if IsRetryable(err) {
+		if channels.IsRetryable(err) {
 			s.Metrics.send(provider, "retry")
 			return jobs.SendResult{}, err
 		}
