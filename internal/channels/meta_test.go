@@ -5,83 +5,17 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/frontdesk/frontdesk/internal/channels"
+	"github.com/frontdesk/frontdesk/internal/channels/channelstest"
 )
 
-// fakeMeta answers POST /v21.0/{phone_number_id}/messages as the Cloud API
-// documents: Bearer token (401, Graph code 190 otherwise), a JSON body with
-// messaging_product "whatsapp", to, and type text (text.body) or template
-// (template.name, template.language.code) — 400 code 100 otherwise — and 200
-// {messaging_product, contacts, messages: [{id}]}. Recipients ending in 4290
-// get 400 code 130429 (throughput: retry), in 5000 a 500.
-type fakeMeta struct {
-	phoneID, token string
-	got            []map[string]any
-}
-
-func (f *fakeMeta) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	fail := func(status, code int, msg, typ string) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": typ, "code": code, "fbtrace_id": "AbCdEf"}})
-	}
-	if r.Method != http.MethodPost || r.URL.Path != "/v21.0/"+f.phoneID+"/messages" {
-		fail(400, 100, "Unsupported post request.", "GraphMethodException")
-		return
-	}
-	if r.Header.Get("Authorization") != "Bearer "+f.token {
-		fail(401, 190, "Invalid OAuth access token - Cannot parse access token", "OAuthException")
-		return
-	}
-	var body map[string]any
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body["messaging_product"] != "whatsapp" {
-		fail(400, 100, "(#100) The parameter messaging_product is required.", "OAuthException")
-		return
-	}
-	to, _ := body["to"].(string)
-	switch {
-	case to == "" || strings.HasPrefix(to, "+"):
-		fail(400, 100, "(#100) Invalid parameter", "OAuthException")
-		return
-	case strings.HasSuffix(to, "4290"):
-		fail(400, 130429, "(#130429) Rate limit hit", "OAuthException")
-		return
-	case strings.HasSuffix(to, "5000"):
-		fail(500, 1, "An unknown error occurred", "OAuthException")
-		return
-	}
-	switch body["type"] {
-	case "text":
-		if txt, _ := body["text"].(map[string]any); txt == nil || txt["body"] == "" {
-			fail(400, 100, "(#100) The parameter text['body'] is required.", "OAuthException")
-			return
-		}
-	case "template":
-		tpl, _ := body["template"].(map[string]any)
-		lang, _ := tpl["language"].(map[string]any)
-		if tpl == nil || tpl["name"] == "" || lang == nil || lang["code"] == "" {
-			fail(400, 132001, "(#132001) Template name does not exist in the translation", "OAuthException")
-			return
-		}
-	default:
-		fail(400, 100, "(#100) Param type is invalid", "OAuthException")
-		return
-	}
-	f.got = append(f.got, body)
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"messaging_product": "whatsapp",
-		"contacts": []any{map[string]any{"input": to, "wa_id": to}}, "messages": []any{map[string]any{"id": "wamid.HBgL" + to}}})
-}
-
 func TestMetaSend(t *testing.T) {
-	fake := &fakeMeta{phoneID: "1234", token: "EAAtoken"}
+	fake := &channelstest.Meta{PhoneID: "1234", Token: "EAAtoken"}
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	ch := channels.Channel{Key: "wa", Type: channels.TypeWhatsApp, Provider: channels.ProviderMeta, From: "+34910000002", APIBase: srv.URL, Active: true,
@@ -118,7 +52,7 @@ func TestMetaSend(t *testing.T) {
 			if res.ProviderID != "wamid.HBgL34600111222" {
 				t.Errorf("provider id %q", res.ProviderID)
 			}
-			if got := fake.got[len(fake.got)-1]["type"]; got != test.wantType {
+			if got := fake.Sent()[len(fake.Sent())-1]["type"]; got != test.wantType {
 				t.Errorf("type = %v, want %s", got, test.wantType)
 			}
 		})

@@ -2,100 +2,25 @@ package channels_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/frontdesk/frontdesk/internal/channels"
+	"github.com/frontdesk/frontdesk/internal/channels/channelstest"
 )
 
-// fakeTwilio answers POST /2010-04-01/Accounts/{sid}/Messages.json as
-// Twilio documents it: HTTP Basic sid:token (401 code 20003 otherwise), form
-// To, From and Body required (400 code 21604 / 21603 / 21602), a To that is
-// not E.164 is 400 code 21211, and 201 with the Message resource. Numbers
-// from the magic table make it answer 429 (code 20429) or 500.
-type fakeTwilio struct {
-	sid, token string
-	mu         sync.Mutex
-	got        []url.Values
-}
-
-var e164 = regexp.MustCompile(`^(whatsapp:)?\+[1-9]\d{6,14}$`)
-
-func (f *fakeTwilio) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	fail := func(status, code int, msg string) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(map[string]any{"code": code, "message": msg,
-			"more_info": "https://www.twilio.com/docs/errors/" + itoa(code), "status": status})
-	}
-	if r.Method != http.MethodPost || r.URL.Path != "/2010-04-01/Accounts/"+f.sid+"/Messages.json" {
-		fail(404, 20404, "The requested resource was not found")
-		return
-	}
-	if u, p, ok := r.BasicAuth(); !ok || u != f.sid || p != f.token {
-		fail(401, 20003, "Authenticate")
-		return
-	}
-	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
-		fail(400, 20001, "Content-Type must be form encoded")
-		return
-	}
-	if err := r.ParseForm(); err != nil {
-		fail(400, 20001, "malformed form")
-		return
-	}
-	to, from, body := r.PostForm.Get("To"), r.PostForm.Get("From"), r.PostForm.Get("Body")
-	switch {
-	case to == "":
-		fail(400, 21604, "A 'To' phone number is required.")
-		return
-	case from == "":
-		fail(400, 21603, "A 'From' phone number is required.")
-		return
-	case body == "":
-		fail(400, 21602, "Message body is required.")
-		return
-	case !e164.MatchString(to):
-		fail(400, 21211, "The 'To' number "+to+" is not a valid phone number.")
-		return
-	case strings.HasSuffix(to, "4290"):
-		fail(429, 20429, "Too Many Requests")
-		return
-	case strings.HasSuffix(to, "5000"):
-		fail(500, 20500, "Internal Server Error")
-		return
-	}
-	f.mu.Lock()
-	f.got = append(f.got, r.PostForm)
-	f.mu.Unlock()
-	var b [16]byte
-	rand.Read(b[:])
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
-	json.NewEncoder(w).Encode(map[string]any{"sid": "SM" + hex.EncodeToString(b[:]), "account_sid": f.sid, "to": to, "from": from,
-		"body": body, "status": "queued", "num_segments": itoa(channels.Segments(body)), "direction": "outbound-api"})
-}
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
-
 func TestTwilioSend(t *testing.T) {
-	fake := &fakeTwilio{sid: "AC00000000000000000000000000000001", token: "tok-secret"}
+	fake := &channelstest.Twilio{SID: "AC00000000000000000000000000000001", Token: "tok-secret"}
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	sms := channels.Channel{Key: "sms", Type: channels.TypeSMS, Provider: channels.ProviderTwilio, From: "+34910000001", APIBase: srv.URL, Active: true,
-		Credentials: map[string]string{"account_sid": fake.sid, "auth_token": fake.token}}
+		Credentials: map[string]string{"account_sid": fake.SID, "auth_token": fake.Token}}
 	wa := sms
 	wa.Type = channels.TypeWhatsApp
 	wrongToken := sms
-	wrongToken.Credentials = map[string]string{"account_sid": fake.sid, "auth_token": "nope"}
+	wrongToken.Credentials = map[string]string{"account_sid": fake.SID, "auth_token": "nope"}
 	p := &channels.Providers{}
 	for _, test := range []struct {
 		name      string
@@ -131,9 +56,8 @@ func TestTwilioSend(t *testing.T) {
 			if !strings.HasPrefix(res.ProviderID, "SM") {
 				t.Errorf("provider id %q", res.ProviderID)
 			}
-			fake.mu.Lock()
-			last := fake.got[len(fake.got)-1]
-			fake.mu.Unlock()
+			sent := fake.Sent()
+			last := sent[len(sent)-1]
 			if last.Get("To") != test.wantTo || last.Get("Body") != test.body || last.Get("StatusCallback") == "" ||
 				!strings.HasSuffix(last.Get("From"), "+34910000001") {
 				t.Errorf("form = %v", last)

@@ -7,6 +7,7 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -55,6 +56,9 @@ type Config struct {
 	// PublicURL is the base the providers call (FRONTDESK_PUBLIC_URL); the
 	// Twilio signature covers it.
 	PublicURL string
+	// Getenv reads the {env: NAME} credentials of workspace files applied
+	// over the admin route (nil: os.Getenv).
+	Getenv func(string) string
 }
 
 // Server serves the public API, the admin routes and the operational
@@ -97,7 +101,7 @@ func NewServer(cfg Config) *Server {
 		adminToken: cfg.AdminToken,
 		metricsKey: cfg.MetricsToken,
 		auth:       &account.Authenticator{DB: cfg.DB, Clock: cfg.Clock},
-		workspace:  &workspace.Applier{DB: cfg.DB, Now: cfg.Clock.Now, HashPassword: password.Hash, Secrets: cfg.Secrets},
+		workspace:  &workspace.Applier{DB: cfg.DB, Now: cfg.Clock.Now, HashPassword: password.Hash, Secrets: cfg.Secrets, Getenv: getenvOr(cfg.Getenv)},
 		metrics:    newMetrics(cfg.Registry, cfg.DB),
 		ingester:   &pipeline.Ingester{DB: cfg.DB, Wait: cfg.BatchWait},
 		timeout:    cfg.RequestTimeout,
@@ -138,4 +142,11 @@ func (s *Server) handle(pattern string, h handlerFunc) {
 		fn = s.idempotent(pattern, fn)
 	}
 	s.mux.Handle(pattern, http.HandlerFunc(fn))
+}
+
+func getenvOr(f func(string) string) func(string) string {
+	if f != nil {
+		return f
+	}
+	return os.Getenv
 }
