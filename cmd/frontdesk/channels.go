@@ -2,16 +2,18 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/frontdesk/frontdesk/internal/channels"
-	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/relay"
 	"github.com/frontdesk/frontdesk/internal/secrets"
@@ -24,14 +26,40 @@ type messaging struct {
 	hooks  *relay.Hooks
 }
 
-func newMessaging(store *db.DB, clk clock.Clock, log *slog.Logger, box *secrets.Box, publicURL string, reg prometheus.Registerer) messaging {
+func newMessaging(env *Env, store *db.DB, log *slog.Logger, box *secrets.Box, publicURL string, reg prometheus.Registerer) (messaging, error) {
+	clk := env.Clock
 	metrics := relay.NewMetrics(reg)
-	providers := &channels.Providers{HTTP: &http.Client{Timeout: 20 * time.Second}, Log: log, Now: clk.Now}
+	providers, err := newProviders(env, log)
+	if err != nil {
+		return messaging{}, err
+	}
 	d := &relay.Deliverer{DB: store, Secrets: box, Clock: clk, Providers: providers, PublicURL: publicURL}
 	return messaging{
 		sender: relay.JobSender{Deliverer: d, Metrics: metrics},
 		hooks:  &relay.Hooks{DB: store, Secrets: box, Clock: clk, Answer: relay.QueueAnswer, Metrics: metrics},
+	}, nil
+}
+
+// newProviders builds the provider clients. FRONTDESK_SMTP_CA_FILE (PEM)
+// adds certificate authorities that SMTP servers' STARTTLS certificates may
+// chain to, besides the system's (a clinic's own mail relay).
+func newProviders(env *Env, log *slog.Logger) (*channels.Providers, error) {
+	p := &channels.Providers{HTTP: &http.Client{Timeout: 20 * time.Second}, Log: log, Now: env.Clock.Now}
+	if file := env.Getenv("FRONTDESK_SMTP_CA_FILE"); file != "" {
+		pem, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("FRONTDESK_SMTP_CA_FILE: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("FRONTDESK_SMTP_CA_FILE: %s holds no PEM certificate", file)
+		}
+		p.SMTP.TLSConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
+	return p, nil
 }
 
 // publicURL reads --public-url, else FRONTDESK_PUBLIC_URL.
@@ -73,7 +101,10 @@ func cmdChannels(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	providers := &channels.Providers{HTTP: &http.Client{Timeout: 20 * time.Second}, Log: logger(env), Now: env.Clock.Now}
+	providers, err := newProviders(env, logger(env))
+	if err != nil {
+		return err
+	}
 	res, err := providers.Send(ctx, ch, channels.Outgoing{Kind: "channel_test", To: *to, Body: *body})
 	out := map[string]any{"channel": ch.Key, "type": ch.Type, "provider": ch.Provider, "to": *to}
 	if err != nil {

@@ -75,7 +75,10 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	go keyLimits.Run(rateCtx, *rateSync, log)
 	adminToken := adminTokenFrom(env)
 	reg := prometheus.NewRegistry()
-	msg := newMessaging(store, env.Clock, log, box, publicURLFrom(*publicURL, env), reg)
+	msg, err := newMessaging(env, store, log, box, publicURLFrom(*publicURL, env), reg)
+	if err != nil {
+		return err
+	}
 	srv := httpapi.NewServer(httpapi.Config{
 		DB: store, Clock: env.Clock, Log: log, AdminToken: adminToken, BatchWait: *batchWait,
 		Dashboard: dash, RateLimit: httpapi.RateLimit{Keys: keyLimits}, Secrets: box, Getenv: env.Getenv,

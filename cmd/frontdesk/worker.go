@@ -50,7 +50,10 @@ func cmdWorker(ctx context.Context, args []string, env *Env) error {
 	}
 	defer store.Close()
 	log.Info("worker started", "database", store.Engine())
-	msg := newMessaging(store, env.Clock, log, box, publicURLFrom(*publicURL, env), nil)
+	msg, err := newMessaging(env, store, log, box, publicURLFrom(*publicURL, env), nil)
+	if err != nil {
+		return err
+	}
 	return newWorker(store, env.Clock, log, *poll, box, msg.sender).Run(ctx)
 }
 

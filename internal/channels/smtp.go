@@ -47,9 +47,12 @@ func sendSMTP(ctx context.Context, o SMTPOptions, ch Channel, m Outgoing) (Resul
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	tlsConf := o.TLSConfig
-	if tlsConf == nil {
-		tlsConf = &tls.Config{ServerName: host, MinVersion: tls.VersionTLS12}
+	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12}
+	if o.TLSConfig != nil {
+		tlsConf = o.TLSConfig.Clone()
+	}
+	if tlsConf.ServerName == "" {
+		tlsConf.ServerName = host // the certificate must name the host the channel dials
 	}
 	opts := []mail.Option{mail.WithPort(port), mail.WithTimeout(timeout), mail.WithTLSPolicy(mail.TLSOpportunistic), mail.WithTLSConfig(tlsConf)}
 	if user := ch.Credentials["username"]; user != "" {

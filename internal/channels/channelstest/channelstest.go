@@ -13,6 +13,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"math/big"
 	"net"
@@ -187,8 +188,10 @@ func (f *Meta) Sent() []map[string]any {
 // session was encrypted when the mail came in.
 type Mailbox struct {
 	User, Pass string
-	mu         sync.Mutex
-	mails      []Received
+	// CertPEM is the server's self-signed certificate, for clients to trust.
+	CertPEM []byte
+	mu      sync.Mutex
+	mails   []Received
 }
 
 type Received struct {
@@ -267,7 +270,7 @@ func selfSigned(t testing.TB) (tls.Certificate, *x509.CertPool) {
 	cert, _ := x509.ParseCertificate(der)
 	pool := x509.NewCertPool()
 	pool.AddCert(cert)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: cert}, pool
 }
 
 // StartMailbox serves SMTP with STARTTLS on a loopback port.
@@ -275,6 +278,7 @@ func StartMailbox(t testing.TB) (*Mailbox, int, *x509.CertPool) {
 	t.Helper()
 	box := &Mailbox{User: "citas", Pass: "smtp-pass"}
 	cert, pool := selfSigned(t)
+	box.CertPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]})
 	s := smtp.NewServer(box)
 	s.Domain = "127.0.0.1"
 	s.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
