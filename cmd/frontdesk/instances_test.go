@@ -35,9 +35,16 @@ const (
 // test ends.
 func startServe(t *testing.T, dsn, addr string, extra ...string) *exec.Cmd {
 	t.Helper()
+	return startServeEnv(t, dsn, addr, nil, extra...)
+}
+
+// startServeEnv is startServe with variables ("NAME=value") added to the
+// child's environment, which is otherwise the test process's.
+func startServeEnv(t *testing.T, dsn, addr string, env []string, extra ...string) *exec.Cmd {
+	t.Helper()
 	args := append([]string{"serve", "--db", dsn, "--addr", addr}, extra...)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "FRONTDESK_CHILD_ARGS="+strings.Join(args, "\x1f"))
+	cmd.Env = append(append(os.Environ(), env...), "FRONTDESK_CHILD_ARGS="+strings.Join(args, "\x1f"))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
