@@ -264,8 +264,12 @@ func TestTwoInstancesOnePostgres(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if code, _, stderr := runCmd(t, dsn, strings.ReplaceAll(string(acme), "https://example.test/new-lead", hooks.url),
-			"workspace", "apply", "-f", "-"); code != 0 {
+		// Messages leave through a channel since serve delivers through the
+		// account's channels; without one they would all be suppressed. The
+		// log channel sends without a provider to fake.
+		file := strings.ReplaceAll(string(acme), "https://example.test/new-lead", hooks.url) +
+			"\nchannels: [{key: log, type: log, provider: log}]\nmessaging: {default_channel: log}\n"
+		if code, _, stderr := runCmd(t, dsn, file, "workspace", "apply", "-f", "-"); code != 0 {
 			t.Fatal(stderr)
 		}
 		// Short: 6 x 50 rows; the long version sends 6 x 200 per round.
