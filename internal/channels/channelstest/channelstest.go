@@ -38,13 +38,39 @@ import (
 // from the magic table make it answer 429 (code 20429) or 500.
 type Twilio struct {
 	SID, Token string
-	mu         sync.Mutex
-	got        []url.Values
+	// Delay, when set, is how long every request takes (a real provider
+	// answers in tens of milliseconds), so that senders working side by
+	// side overlap.
+	Delay    time.Duration
+	mu       sync.Mutex
+	got      []url.Values
+	accepted []TwilioMessage
+	inFlight int
+	peak     int
+}
+
+// TwilioMessage is a message the fake Twilio accepted: the form it got and
+// the sid it answered with.
+type TwilioMessage struct {
+	SID  string
+	Form url.Values
 }
 
 var e164 = regexp.MustCompile(`^(whatsapp:)?\+[1-9]\d{6,14}$`)
 
 func (f *Twilio) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	f.inFlight++
+	f.peak = max(f.peak, f.inFlight)
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		f.inFlight--
+		f.mu.Unlock()
+	}()
+	if f.Delay > 0 {
+		time.Sleep(f.Delay)
+	}
 	fail := func(status, code int, msg string) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
@@ -88,14 +114,16 @@ func (f *Twilio) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(500, 20500, "Internal Server Error")
 		return
 	}
-	f.mu.Lock()
-	f.got = append(f.got, r.PostForm)
-	f.mu.Unlock()
 	var b [16]byte
 	rand.Read(b[:])
+	sid := "SM" + hex.EncodeToString(b[:])
+	f.mu.Lock()
+	f.got = append(f.got, r.PostForm)
+	f.accepted = append(f.accepted, TwilioMessage{SID: sid, Form: r.PostForm})
+	f.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusCreated)
-	json.NewEncoder(w).Encode(map[string]any{"sid": "SM" + hex.EncodeToString(b[:]), "account_sid": f.SID, "to": to, "from": from,
+	json.NewEncoder(w).Encode(map[string]any{"sid": sid, "account_sid": f.SID, "to": to, "from": from,
 		"body": body, "status": "queued", "num_segments": itoa(channels.Segments(body)), "direction": "outbound-api"})
 }
 
@@ -104,6 +132,20 @@ func (f *Twilio) Sent() []url.Values {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]url.Values(nil), f.got...)
+}
+
+// Accepted returns the messages accepted so far with the sids they got.
+func (f *Twilio) Accepted() []TwilioMessage {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]TwilioMessage(nil), f.accepted...)
+}
+
+// PeakInFlight is the most requests the fake was answering at once.
+func (f *Twilio) PeakInFlight() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.peak
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
