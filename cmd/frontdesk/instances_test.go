@@ -272,12 +272,6 @@ func TestTwoInstancesOnePostgres(t *testing.T) {
 		if code, _, stderr := runCmd(t, dsn, file, "workspace", "apply", "-f", "-"); code != 0 {
 			t.Fatal(stderr)
 		}
-		// Messages go through a log channel (without a channel they are
-		// suppressed, decisions.md §8, and never "sent").
-		if code, _, stderr := runCmd(t, dsn, "account: {slug: acme}\nchannels: [{key: log, type: log, provider: log}]\nmessaging: {default_channel: log}\n",
-			"workspace", "apply", "-f", "-"); code != 0 {
-			t.Fatal(stderr)
-		}
 		// Short: 6 x 50 rows; the long version sends 6 x 200 per round.
 		perBatch := 50
 		if *faultTrials > 1 {
