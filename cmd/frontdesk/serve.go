@@ -59,7 +59,8 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 		}
 	}
 
-	dash, err := dashboard.New(dashboard.Config{DB: store, Clock: env.Clock, Log: log, IdleTimeout: *sessionIdle, MaxAge: *sessionMax})
+	dash, err := dashboard.New(dashboard.Config{DB: store, Clock: env.Clock, Log: log, IdleTimeout: *sessionIdle, MaxAge: *sessionMax,
+		PublicURL: publicURLFrom(*publicURL, env)})
 	if err != nil {
 		return err
 	}
