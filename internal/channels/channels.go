@@ -13,6 +13,7 @@ package channels
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net/http"
@@ -144,7 +145,9 @@ func (p *Providers) sendLog(ch Channel, m Outgoing) Result {
 	if p.Now != nil {
 		now = p.Now
 	}
-	id := fmt.Sprintf("log-%d", now().UnixNano())
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	id := fmt.Sprintf("log-%d-%x", now().UnixNano(), rnd) // unique per channel, like a provider's id
 	if p.Log != nil {
 		p.Log.Info("channel log: message", "channel", ch.Key, "kind", m.Kind, "to", m.To, "body", m.Body, "provider_message_id", id)
 	}
