@@ -35,9 +35,16 @@ const (
 // test ends.
 func startServe(t *testing.T, dsn, addr string, extra ...string) *exec.Cmd {
 	t.Helper()
+	return startServeEnv(t, dsn, addr, nil, extra...)
+}
+
+// startServeEnv is startServe with variables ("NAME=value") added to the
+// child's environment, which is otherwise the test process's.
+func startServeEnv(t *testing.T, dsn, addr string, env []string, extra ...string) *exec.Cmd {
+	t.Helper()
 	args := append([]string{"serve", "--db", dsn, "--addr", addr}, extra...)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "FRONTDESK_CHILD_ARGS="+strings.Join(args, "\x1f"))
+	cmd.Env = append(append(os.Environ(), env...), "FRONTDESK_CHILD_ARGS="+strings.Join(args, "\x1f"))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -257,8 +264,12 @@ func TestTwoInstancesOnePostgres(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if code, _, stderr := runCmd(t, dsn, strings.ReplaceAll(string(acme), "https://example.test/new-lead", hooks.url),
-			"workspace", "apply", "-f", "-"); code != 0 {
+		// Messages leave through a channel since serve delivers through the
+		// account's channels; without one they would all be suppressed. The
+		// log channel sends without a provider to fake.
+		file := strings.ReplaceAll(string(acme), "https://example.test/new-lead", hooks.url) +
+			"\nchannels: [{key: log, type: log, provider: log}]\nmessaging: {default_channel: log}\n"
+		if code, _, stderr := runCmd(t, dsn, file, "workspace", "apply", "-f", "-"); code != 0 {
 			t.Fatal(stderr)
 		}
 		// Short: 6 x 50 rows; the long version sends 6 x 200 per round.

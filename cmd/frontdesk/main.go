@@ -65,6 +65,7 @@ Usage:
   frontdesk import pipeline|waitlist -f FILE.csv ...  CSV import through the public API (--node UUID | --waitlist ID)
   frontdesk bench [--db DSN] [--sizes 0,100k,1M] [--messages 10k,1M] [--out FILE]  measure against the raw floor
   frontdesk bench load --addr HOST:PORT [--duration 60s] [--pid PID]  load run against a running server
+  frontdesk channels test --account SLUG --channel KEY --to NUMBER   send one real test message
   frontdesk migrate                                  bring the schema up to date
   frontdesk backup --out FILE [--force]              consistent copy of a running SQLite database (PostgreSQL: prints the pg_dump command)
   frontdesk restore --from FILE                      replace a stopped server's SQLite database with a backup
@@ -112,6 +113,8 @@ func run(ctx context.Context, args []string, env *Env) int {
 		err = cmdWebhooks(ctx, args[1:], env)
 	case "bench":
 		err = cmdBench(ctx, args[1:], env)
+	case "channels":
+		err = cmdChannels(ctx, args[1:], env)
 	case "backup":
 		err = cmdBackup(ctx, args[1:], env)
 	case "restore":

@@ -29,7 +29,7 @@ func TestHelp(t *testing.T) {
 		{"users"}, {"users", "set-password"}, {"worker"},
 		{"outbox"}, {"outbox", "list"}, {"webhooks"}, {"webhooks", "deliveries"},
 		{"chat"}, {"chat", "import"}, {"import"}, {"import", "pipeline"}, {"import", "waitlist"},
-		{"bench"}, {"bench", "load"}, {"migrate"}, {"backup"}, {"restore"},
+		{"bench"}, {"bench", "load"}, {"migrate"}, {"backup"}, {"restore"}, {"channels"}, {"channels", "test"},
 	}
 	for _, cmd := range commands {
 		name := strings.Join(cmd, " ")

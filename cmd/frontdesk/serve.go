@@ -13,6 +13,8 @@ import (
 	"github.com/frontdesk/frontdesk/internal/dashboard"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/frontdesk/frontdesk/internal/httpapi"
 	"github.com/frontdesk/frontdesk/internal/password"
 	"github.com/frontdesk/frontdesk/internal/ratelimit"
@@ -30,6 +32,7 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	batchWait := f.Duration("batch-wait", 30*time.Second, "how long an ingest batch waits for another batch of the same input node")
 	sessionIdle := f.Duration("session-idle", 12*time.Hour, "dashboard: sign out after this long without activity")
 	sessionMax := f.Duration("session-max", 7*24*time.Hour, "dashboard: sign out this long after signing in")
+	publicURL := f.String("public-url", "", "the base URL message providers call back (env FRONTDESK_PUBLIC_URL); their signatures cover it")
 	rateSync := f.Duration("rate-sync", 200*time.Millisecond, "PostgreSQL: how often instances share their API rate-limit usage")
 	slowQuery := f.Duration("slow-query", 500*time.Millisecond, "log statements slower than this (0: never; env FRONTDESK_SLOW_QUERY)")
 	if err := f.parse(args); err != nil {
@@ -56,7 +59,8 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 		}
 	}
 
-	dash, err := dashboard.New(dashboard.Config{DB: store, Clock: env.Clock, Log: log, IdleTimeout: *sessionIdle, MaxAge: *sessionMax})
+	dash, err := dashboard.New(dashboard.Config{DB: store, Clock: env.Clock, Log: log, IdleTimeout: *sessionIdle, MaxAge: *sessionMax,
+		PublicURL: publicURLFrom(*publicURL, env)})
 	if err != nil {
 		return err
 	}
@@ -71,17 +75,23 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	defer stopRate()
 	go keyLimits.Run(rateCtx, *rateSync, log)
 	adminToken := adminTokenFrom(env)
+	reg := prometheus.NewRegistry()
+	msg, err := newMessaging(env, store, log, box, publicURLFrom(*publicURL, env), reg)
+	if err != nil {
+		return err
+	}
 	srv := httpapi.NewServer(httpapi.Config{
 		DB: store, Clock: env.Clock, Log: log, AdminToken: adminToken, BatchWait: *batchWait,
-		Dashboard: dash, RateLimit: httpapi.RateLimit{Keys: keyLimits}, Secrets: box,
+		Dashboard: dash, RateLimit: httpapi.RateLimit{Keys: keyLimits}, Secrets: box, Getenv: env.Getenv,
 		MetricsToken: env.Getenv("FRONTDESK_METRICS_TOKEN"), // /metrics needs it as a bearer when set
+		Registry:     reg, Hooks: msg.hooks, PublicURL: publicURLFrom(*publicURL, env),
 	})
 	workerDone := make(chan struct{})
 	workerCtx, stopWorker := context.WithCancel(context.WithoutCancel(ctx))
 	if *runWorker {
 		go func() {
 			defer close(workerDone)
-			newWorker(store, env.Clock, log, *poll, box).Run(workerCtx)
+			newWorker(store, env.Clock, log, *poll, box, msg.sender).Run(workerCtx)
 		}()
 	} else {
 		close(workerDone)
@@ -149,7 +159,7 @@ func ensureDemo(ctx context.Context, store *db.DB, env *Env, box *secrets.Box) e
 	} else if !errs.Is(err, errs.NotFound) {
 		return err
 	}
-	a := &workspace.Applier{DB: store, Now: env.Clock.Now, HashPassword: password.Hash, Secrets: box}
+	a := &workspace.Applier{DB: store, Now: env.Clock.Now, HashPassword: password.Hash, Secrets: box, Getenv: env.Getenv}
 	if _, err := a.Apply(ctx, workspace.Demo()); err != nil {
 		return err
 	}

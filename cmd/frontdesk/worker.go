@@ -16,8 +16,8 @@ import (
 )
 
 // newWorker builds the job worker every process runs the same way.
-func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, poll time.Duration, box *secrets.Box) *jobs.Worker {
-	fx := &jobs.Effects{Clock: clk, Secrets: box}
+func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, poll time.Duration, box *secrets.Box, sender jobs.Sender) *jobs.Worker {
+	fx := &jobs.Effects{Clock: clk, Secrets: box, Sender: sender}
 	seatOffers := func(ctx context.Context, now time.Time) error {
 		_, err := offers.RunDue(ctx, store, now)
 		return err
@@ -32,6 +32,7 @@ func cmdWorker(ctx context.Context, args []string, env *Env) error {
 	f := newFlags("worker", env)
 	poll := f.Duration("poll", time.Second, "pause between polls when no job is due")
 	slowQuery := f.Duration("slow-query", 500*time.Millisecond, "log statements slower than this (0: never; env FRONTDESK_SLOW_QUERY)")
+	publicURL := f.String("public-url", "", "the base URL message providers call back (env FRONTDESK_PUBLIC_URL)")
 	if err := f.parse(args); err != nil {
 		return err
 	}
@@ -49,7 +50,11 @@ func cmdWorker(ctx context.Context, args []string, env *Env) error {
 	}
 	defer store.Close()
 	log.Info("worker started", "database", store.Engine())
-	return newWorker(store, env.Clock, log, *poll, box).Run(ctx)
+	msg, err := newMessaging(env, store, log, box, publicURLFrom(*publicURL, env), nil)
+	if err != nil {
+		return err
+	}
+	return newWorker(store, env.Clock, log, *poll, box, msg.sender).Run(ctx)
 }
 
 // cmdOutbox lists what an account's automations and notifications produced.

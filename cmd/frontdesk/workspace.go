@@ -54,7 +54,7 @@ func cmdWorkspace(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer store.Close()
-	res, err := (&workspace.Applier{DB: store, Now: env.Clock.Now, HashPassword: password.Hash, Secrets: box}).ApplyFile(ctx, parsed)
+	res, err := (&workspace.Applier{DB: store, Now: env.Clock.Now, HashPassword: password.Hash, Secrets: box, Getenv: env.Getenv}).ApplyFile(ctx, parsed)
 	if err != nil {
 		return err
 	}

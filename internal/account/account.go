@@ -65,3 +65,16 @@ func BySlug(ctx context.Context, q db.Querier, slug string) (Account, error) {
 	}
 	return a, nil
 }
+
+// ByID finds an account by id (for work that arrives without a key: jobs,
+// provider callbacks that name a channel).
+func ByID(ctx context.Context, q db.Querier, id int64) (Account, error) {
+	a, err := scanAccount(q.QueryRow(ctx, selectAccount+` WHERE id = ?`, id))
+	if db.IsNoRows(err) {
+		return Account{}, errs.New(errs.NotFound, "account %d not found", id)
+	}
+	if err != nil {
+		return Account{}, fmt.Errorf("account by id: %w", err)
+	}
+	return a, nil
+}

@@ -163,6 +163,7 @@ func TestEveryPageRenders(t *testing.T) {
 			{"/app/conversations?status=new", "No conversation matches"},
 			{"/app/conversations/" + itoa(h.acme().Conversations["c1"]), "Te reservo"},
 			{"/app/activity", "automation_message"},
+			{"/app/settings/channels", "No channels"},
 			{"/app/keys", "pk_tes"},
 		} {
 			u.get(tc.path).must(t, http.StatusOK).contains(t, tc.text, `<main id="main"`)

@@ -1,7 +1,7 @@
 // Package dashboard is the web side of Frontdesk that the public API defers
 // to: signing in, API keys, pipeline boards, clients, waiting lists, the
-// calendar, conversations and the outbox, served under /app/ by the same
-// binary.
+// calendar, conversations, the outbox and the messaging channels (read-only),
+// served under /app/ by the same binary.
 //
 // Pages are rendered on the server with html/template; every action is a
 // plain HTML form that works without JavaScript, and a few lines of
@@ -73,6 +73,9 @@ type Config struct {
 	// SignInWindow, whatever the e-mails, stop further attempts from it
 	// (default 20): the limit on spraying many e-mails.
 	SignInAddressLimit int
+	// PublicURL is the base URL providers call back (FRONTDESK_PUBLIC_URL),
+	// shown on the channels page; empty: the request's own scheme and host.
+	PublicURL string
 }
 
 // Dashboard serves /app/.
@@ -87,6 +90,7 @@ type Dashboard struct {
 	signInLimit        int
 	signInAddressLimit int
 	signInWindow       time.Duration
+	publicURL          string
 	pages              map[string]*template.Template
 	mux                *http.ServeMux
 }
@@ -115,7 +119,7 @@ func New(cfg Config) (*Dashboard, error) {
 		cfg.SignInWindow = 15 * time.Minute
 	}
 	d := &Dashboard{db: cfg.DB, clock: cfg.Clock, log: cfg.Log, idle: cfg.IdleTimeout, max: cfg.MaxAge,
-		signInLimit: cfg.SignInLimit, signInAddressLimit: cfg.SignInAddressLimit, signInWindow: cfg.SignInWindow, mux: http.NewServeMux()}
+		signInLimit: cfg.SignInLimit, signInAddressLimit: cfg.SignInAddressLimit, signInWindow: cfg.SignInWindow, publicURL: cfg.PublicURL, mux: http.NewServeMux()}
 	if err := d.parseTemplates(); err != nil {
 		return nil, err
 	}
@@ -187,6 +191,7 @@ func (d *Dashboard) routes() {
 	d.page("GET "+Prefix+"conversations/{session_id}", d.conversationPage)
 
 	d.page("GET "+Prefix+"activity", d.activityPage)
+	d.page("GET "+Prefix+"settings/channels", d.channelsPage)
 }
 
 // handler is a dashboard page or action of a signed-in user.
@@ -379,6 +384,11 @@ func (d *Dashboard) parseTemplates() error {
 			case *int64:
 				if v == nil {
 					return ""
+				}
+				return *v
+			case *int:
+				if v == nil {
+					return 0
 				}
 				return *v
 			}

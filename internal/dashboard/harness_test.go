@@ -54,6 +54,13 @@ type harness struct {
 
 func newHarness(t *testing.T, store *db.DB) *harness {
 	t.Helper()
+	return newHarnessWith(t, store, nil)
+}
+
+// newHarnessWith is newHarness with the dashboard's configuration adjusted
+// by configure (when not nil).
+func newHarnessWith(t *testing.T, store *db.DB, configure func(*dashboard.Config)) *harness {
+	t.Helper()
 	h := &harness{t: t, store: store, clock: clock.NewFake(testNow), ids: map[string]workspace.IDs{}}
 	for _, f := range []string{"../workspace/testdata/acme.yaml", "../httpapi/testdata/other.yaml", "testdata/users.yaml", "testdata/other_users.yaml"} {
 		data, err := os.ReadFile(f)
@@ -67,7 +74,11 @@ func newHarness(t *testing.T, store *db.DB) *harness {
 		h.merge(res)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	dash, err := dashboard.New(dashboard.Config{DB: store, Clock: h.clock, Log: log})
+	cfg := dashboard.Config{DB: store, Clock: h.clock, Log: log}
+	if configure != nil {
+		configure(&cfg)
+	}
+	dash, err := dashboard.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,6 +101,9 @@ func (h *harness) merge(res *workspace.Result) {
 		for k, v := range p.s {
 			p.d[k] = v
 		}
+	}
+	for k, v := range res.IDs.Channels {
+		prev.Channels[k] = v
 	}
 }
 

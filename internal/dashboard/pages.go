@@ -4,14 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/chat"
 	"github.com/frontdesk/frontdesk/internal/errs"
-	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/waitlist"
 )
 
@@ -45,12 +44,17 @@ func (d *Dashboard) clientPage(w http.ResponseWriter, r *http.Request, s *sessio
 	if err != nil {
 		return err
 	}
+	consents, err := channels.Consents(r.Context(), d.db, s.Account, id)
+	if err != nil {
+		return err
+	}
 	data, _ := json.MarshalIndent(c.Data, "", "  ")
 	lead := ""
 	if c.LeadValue != nil {
 		lead = strconv.FormatFloat(*c.LeadValue, 'f', -1, 64)
 	}
-	d.render(w, r, s, http.StatusOK, "client", c.Name(), "clients", map[string]any{"Client": c, "Tags": tags, "DataJSON": string(data), "Lead": lead, "Phone": c.PhoneE164()})
+	d.render(w, r, s, http.StatusOK, "client", c.Name(), "clients", map[string]any{"Client": c, "Tags": tags, "DataJSON": string(data), "Lead": lead, "Phone": c.PhoneE164(),
+		"Consents": consents})
 	return nil
 }
 
@@ -390,28 +394,6 @@ func (d *Dashboard) conversationPage(w http.ResponseWriter, r *http.Request, s *
 		return err
 	}
 	d.render(w, r, s, http.StatusOK, "conversation", fmt.Sprintf("Conversation %d", id), "conversations", map[string]any{"ID": id, "Page": msgs})
-	return nil
-}
-
-// activityPage handles "GET /app/activity": the outbox, newest first.
-func (d *Dashboard) activityPage(w http.ResponseWriter, r *http.Request, s *session) error {
-	list, err := jobs.ListOutbox(r.Context(), d.db, s.Account, 200)
-	if err != nil {
-		return err
-	}
-	kind := r.URL.Query().Get("kind")
-	if kind != "" {
-		kept := list[:0]
-		for _, m := range list {
-			if m.Kind == kind {
-				kept = append(kept, m)
-			}
-		}
-		list = kept
-	}
-	kinds := []string{jobs.MsgAutomation, jobs.MsgSequence, jobs.MsgWebhook, jobs.MsgConfirmation, jobs.MsgReminder, jobs.MsgSeatOffer}
-	sort.Strings(kinds)
-	d.render(w, r, s, http.StatusOK, "activity", "Activity", "activity", map[string]any{"List": list, "Kind": kind, "Kinds": kinds})
 	return nil
 }
 

@@ -38,6 +38,9 @@ const (
 	PayloadTooLarge      = "PAYLOAD_TOO_LARGE"
 	RateLimited          = "RATE_LIMITED"
 	Internal             = "INTERNAL_ERROR"
+	// Forbidden is a provider callback whose signature does not verify
+	// (decisions.md §8): 403, nothing changes.
+	Forbidden = "FORBIDDEN"
 )
 
 // Error is an error the caller is meant to see: a contract code, a human

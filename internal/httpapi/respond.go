@@ -28,6 +28,7 @@ var statusOf = map[string]int{
 	errs.PayloadTooLarge:   http.StatusRequestEntityTooLarge,
 	errs.RateLimited:       http.StatusTooManyRequests,
 	errs.Internal:          http.StatusInternalServerError,
+	errs.Forbidden:         http.StatusForbidden,
 }
 
 // ErrorBody is the calendar error envelope.

@@ -44,6 +44,12 @@ func (s *Server) routes() {
 	s.handle("GET "+p+"/chat/conversations", s.handleListConversations)
 	s.handle("GET "+p+"/chat/conversations/{session_id}/messages", s.handleListMessages)
 
+	// Provider callbacks (decisions.md §8): no key, the provider's signature.
+	s.handle("POST /hooks/twilio/{channel_uuid}/status", s.handleTwilioStatus)
+	s.handle("POST /hooks/twilio/{channel_uuid}/inbound", s.handleTwilioInbound)
+	s.handle("GET /hooks/whatsapp/{channel_uuid}", s.handleMetaVerify)
+	s.handle("POST /hooks/whatsapp/{channel_uuid}", s.handleMetaEvent)
+
 	// Dashboard side: provisioning and channel writes (off without an admin token).
 	if s.adminToken != "" {
 		s.handle("PUT /api/v2/admin/workspaces/{slug}", s.adminOnly(s.handleApplyWorkspace))

@@ -7,6 +7,7 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/password"
 	"github.com/frontdesk/frontdesk/internal/pipeline"
+	"github.com/frontdesk/frontdesk/internal/relay"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
@@ -48,6 +50,15 @@ type Config struct {
 	// MetricsToken, when set, guards GET /metrics: it then needs
 	// "Authorization: Bearer <MetricsToken>" (else 401).
 	MetricsToken string
+	// Hooks processes the message providers' callbacks under /hooks/
+	// (nil: every callback is 404).
+	Hooks *relay.Hooks
+	// PublicURL is the base the providers call (FRONTDESK_PUBLIC_URL); the
+	// Twilio signature covers it.
+	PublicURL string
+	// Getenv reads the {env: NAME} credentials of workspace files applied
+	// over the admin route (nil: os.Getenv).
+	Getenv func(string) string
 }
 
 // Server serves the public API, the admin routes and the operational
@@ -68,6 +79,8 @@ type Server struct {
 	dashboard  http.Handler
 	ready      readiness // the /readyz write probe (ops.go)
 	limits     *limits
+	hooks      *relay.Hooks
+	publicURL  string
 }
 
 // NewServer builds the server and its routes.
@@ -88,13 +101,15 @@ func NewServer(cfg Config) *Server {
 		adminToken: cfg.AdminToken,
 		metricsKey: cfg.MetricsToken,
 		auth:       &account.Authenticator{DB: cfg.DB, Clock: cfg.Clock},
-		workspace:  &workspace.Applier{DB: cfg.DB, Now: cfg.Clock.Now, HashPassword: password.Hash, Secrets: cfg.Secrets},
+		workspace:  &workspace.Applier{DB: cfg.DB, Now: cfg.Clock.Now, HashPassword: password.Hash, Secrets: cfg.Secrets, Getenv: getenvOr(cfg.Getenv)},
 		metrics:    newMetrics(cfg.Registry, cfg.DB),
 		ingester:   &pipeline.Ingester{DB: cfg.DB, Wait: cfg.BatchWait},
 		timeout:    cfg.RequestTimeout,
 		mux:        http.NewServeMux(),
 		dashboard:  cfg.Dashboard,
 		limits:     newLimits(cfg.RateLimit, cfg.Clock),
+		hooks:      cfg.Hooks,
+		publicURL:  cfg.PublicURL,
 	}
 	s.routes()
 	s.handler = s.observe(s.authenticate(http.HandlerFunc(s.route)))
@@ -127,4 +142,11 @@ func (s *Server) handle(pattern string, h handlerFunc) {
 		fn = s.idempotent(pattern, fn)
 	}
 	s.mux.Handle(pattern, http.HandlerFunc(fn))
+}
+
+func getenvOr(f func(string) string) func(string) string {
+	if f != nil {
+		return f
+	}
+	return os.Getenv
 }

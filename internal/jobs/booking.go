@@ -8,6 +8,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/texts"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
@@ -29,8 +30,8 @@ type Booking struct {
 // configured offset before the start that is not already in the past. It
 // runs in the booking's transaction, so a rolled-back booking sends nothing.
 func QueueBookingNotifications(ctx context.Context, tx *db.Tx, acct account.Account, b Booking, now time.Time) error {
-	var raw string
-	if err := tx.QueryRow(ctx, `SELECT notifications FROM accounts WHERE id = ?`, acct.ID).Scan(&raw); err != nil {
+	var raw, lang string
+	if err := tx.QueryRow(ctx, `SELECT notifications, language FROM accounts WHERE id = ?`, acct.ID).Scan(&raw, &lang); err != nil {
 		return fmt.Errorf("notification settings: %w", err)
 	}
 	var settings workspace.Notifications
@@ -39,11 +40,11 @@ func QueueBookingNotifications(ctx context.Context, tx *db.Tx, acct account.Acco
 	if loc == nil {
 		loc = acct.Location()
 	}
-	when := b.StartAt.In(loc).Format("Mon 2 Jan 15:04")
+	vars := texts.Vars{Name: b.ClientName, Service: b.ServiceName, Professional: b.Professional, When: b.StartAt.In(loc)}
 	src := MessageSource{Type: "booking", ID: &b.AppointmentID}
 	clientID := b.ClientID
 	if settings.ConfirmationRequest {
-		body := fmt.Sprintf("Hola %s, ¿confirmas tu cita de %s con %s el %s? Responde SÍ o NO.", b.ClientName, b.ServiceName, b.Professional, when)
+		body := texts.Render(lang, texts.ConfirmationRequest, vars)
 		if err := QueueMessage(ctx, tx, acct, now, Message{Kind: MsgConfirmation, Channel: "whatsapp", Recipient: b.Recipient,
 			ClientID: &clientID, Body: body, Source: src}, now, nil); err != nil {
 			return err
@@ -58,7 +59,7 @@ func QueueBookingNotifications(ctx context.Context, tx *db.Tx, acct account.Acco
 		if !at.After(now) {
 			continue // a reminder whose time has passed is not sent late
 		}
-		body := fmt.Sprintf("Recordatorio: %s con %s el %s.", b.ServiceName, b.Professional, when)
+		body := texts.Render(lang, texts.Reminder, vars)
 		if err := QueueMessage(ctx, tx, acct, now, Message{Kind: MsgReminder, Channel: "whatsapp", Recipient: b.Recipient,
 			ClientID: &clientID, Body: body, Source: src}, at, nil); err != nil {
 			return err

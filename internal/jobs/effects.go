@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -120,28 +121,45 @@ type delivery struct {
 	Secret string `json:"secret"`
 }
 
-// pending loads the outbox message of a delivery job; nil when it was sent
-// already (a job that ran before but whose completion was lost).
+// pending loads the outbox message of a delivery job; nil when it left the
+// pending state already (sent by an attempt whose completion was lost,
+// suppressed, failed).
 func pending(ctx context.Context, q db.Querier, acct account.Account, j Job) (*Message, delivery, error) {
-	var p delivery
-	if err := json.Unmarshal(j.Payload, &p); err != nil {
-		return nil, p, err
-	}
-	m, err := loadMessage(ctx, q, acct, p.OutboxID)
-	if err != nil || m.Status == "sent" {
+	m, p, err := outboxOf(ctx, q, acct, j)
+	if err != nil || m.Status != "pending" {
 		return nil, p, err
 	}
 	return &m, p, nil
 }
 
+func outboxOf(ctx context.Context, q db.Querier, acct account.Account, j Job) (Message, delivery, error) {
+	var p delivery
+	if err := json.Unmarshal(j.Payload, &p); err != nil {
+		return Message{}, p, err
+	}
+	m, err := loadMessage(ctx, q, acct, p.OutboxID)
+	return m, p, err
+}
+
+// sendMessage hands a pending message to the Sender and records its answer
+// on the outbox row at once (outside the job's transaction): a provider that
+// accepted the message is never asked again, whatever happens next.
 func (e *Effects) sendMessage(ctx context.Context, store *db.DB, acct account.Account, j Job) error {
 	m, _, err := pending(ctx, store, acct, j)
 	if err != nil || m == nil {
 		return err
 	}
-	if err := e.Sender.Send(ctx, *m); err != nil {
-		store.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1 WHERE id = ?`, m.ID)
+	d, err := e.Sender.Send(ctx, acct, *m)
+	if err != nil {
+		var perm *permanentError
+		recordFailure(ctx, store, m.ID, err, errors.As(err, &perm))
 		return err
+	}
+	if err := recordDelivery(ctx, store, m.ID, d, e.Clock.Now()); err != nil {
+		return err
+	}
+	if d.Status == DeliveryDeferred {
+		return &Deferred{Until: d.Until}
 	}
 	return nil
 }
@@ -166,16 +184,33 @@ func (e *Effects) postWebhook(ctx context.Context, store *db.DB, acct account.Ac
 	return nil
 }
 
-// deliverMessage records a message its Call sent, and counts it as billed.
+// deliverMessage completes a message its Call sent: it is billed (one
+// message, and its SMS segments) and joins the customer's conversation, in
+// the transaction that completes the job, so exactly once. A suppressed
+// message is neither.
 func (e *Effects) deliverMessage(ctx context.Context, tx *db.Tx, acct account.Account, j Job) error {
-	m, _, err := pending(ctx, tx, acct, j)
-	if err != nil || m == nil {
+	m, _, err := outboxOf(ctx, tx, acct, j)
+	if err != nil {
 		return err
 	}
-	if err := countUsage(ctx, tx, acct, "messages_sent", e.Clock.Now()); err != nil {
+	switch m.Status {
+	case "sent", "delivered", "read":
+	default:
+		return nil
+	}
+	now := e.Clock.Now()
+	if err := countUsage(ctx, tx, acct, "messages_sent", now, 1); err != nil {
 		return err
 	}
-	return markSent(ctx, tx, m.ID, e.Clock.Now())
+	if m.Segments != nil {
+		if err := countUsage(ctx, tx, acct, "sms_segments", now, *m.Segments); err != nil {
+			return err
+		}
+	}
+	if r, ok := e.Sender.(Recorder); ok {
+		return r.RecordSent(ctx, tx, acct, m)
+	}
+	return nil
 }
 
 // deliverWebhook records a webhook call its Call made.
@@ -187,11 +222,11 @@ func (e *Effects) deliverWebhook(ctx context.Context, tx *db.Tx, acct account.Ac
 	return markSent(ctx, tx, m.ID, e.Clock.Now())
 }
 
-// countUsage adds one to an account's billed usage for the month.
-func countUsage(ctx context.Context, tx *db.Tx, acct account.Account, metric string, now time.Time) error {
+// countUsage adds n to an account's billed usage for the month.
+func countUsage(ctx context.Context, tx *db.Tx, acct account.Account, metric string, now time.Time, n int) error {
 	period := now.UTC().Format("2006-01")
-	_, err := tx.Exec(ctx, `INSERT INTO usage_counters (account_id, metric, period, count) VALUES (?, ?, ?, 1)
-		ON CONFLICT (account_id, metric, period) DO UPDATE SET count = usage_counters.count + 1`, acct.ID, metric, period)
+	_, err := tx.Exec(ctx, `INSERT INTO usage_counters (account_id, metric, period, count) VALUES (?, ?, ?, ?)
+		ON CONFLICT (account_id, metric, period) DO UPDATE SET count = usage_counters.count + excluded.count`, acct.ID, metric, period, n)
 	return err
 }
 

@@ -32,20 +32,27 @@ const (
 
 // Message is an outbound message or webhook call recorded in the outbox.
 type Message struct {
-	ID          int64          `json:"id"`
-	Kind        string         `json:"kind"`
-	Channel     string         `json:"channel"`
-	Recipient   string         `json:"recipient"`
-	ClientID    *int64         `json:"client_id"`
-	Body        string         `json:"body"`
-	Status      string         `json:"status"`
-	Attempts    int            `json:"attempts"`
-	ScheduledAt string         `json:"scheduled_at"`
-	CreatedAt   string         `json:"created_at"`
-	SentAt      *string        `json:"sent_at"`
-	Source      MessageSource  `json:"source"`
-	Secret      string         `json:"-"`
-	Extra       map[string]any `json:"-"`
+	ID          int64         `json:"id"`
+	Kind        string        `json:"kind"`
+	Channel     string        `json:"channel"`
+	Recipient   string        `json:"recipient"`
+	ClientID    *int64        `json:"client_id"`
+	Body        string        `json:"body"`
+	Status      string        `json:"status"`
+	Attempts    int           `json:"attempts"`
+	ScheduledAt string        `json:"scheduled_at"`
+	CreatedAt   string        `json:"created_at"`
+	SentAt      *string       `json:"sent_at"`
+	Source      MessageSource `json:"source"`
+	// Delivery through a channel (decisions.md §8).
+	ChannelKey        *string        `json:"channel_key"`
+	ProviderMessageID *string        `json:"provider_message_id"`
+	Error             *string        `json:"error"`
+	DeliveredAt       *string        `json:"delivered_at"`
+	Segments          *int           `json:"segments"`
+	ChannelID         *int64         `json:"-"`
+	Secret            string         `json:"-"`
+	Extra             map[string]any `json:"-"`
 }
 
 // MessageSource says what produced a message.
@@ -54,17 +61,61 @@ type MessageSource struct {
 	ID   *int64 `json:"id"`
 }
 
-// Sender delivers a message. The default records it only (the outbox is the
-// delivery log); a channel integration implements the same interface.
+// Sender delivers a message through the account's channel (package
+// channels implements it). It runs outside any transaction; the worker
+// records the SendResult on the outbox row.
 type Sender interface {
-	Send(ctx context.Context, m Message) error
+	Send(ctx context.Context, acct account.Account, m Message) (SendResult, error)
 }
 
-// RecordOnly is the default Sender: the outbox row is the delivery.
+// Recorder is an optional part of a Sender: it runs in the transaction that
+// completes a sent message's job (the message joins the customer's
+// conversation), so it happens exactly once per message.
+type Recorder interface {
+	RecordSent(ctx context.Context, tx *db.Tx, acct account.Account, m Message) error
+}
+
+// Delivery statuses a Sender reports.
+const (
+	DeliverySent       = "sent"
+	DeliverySuppressed = "suppressed"
+	DeliveryDeferred   = "deferred"
+)
+
+// SendResult is what became of one message.
+type SendResult struct {
+	Status     string
+	Channel    string // the channel's type (sms, whatsapp, email, log)
+	ChannelID  int64
+	ChannelKey string
+	ProviderID string
+	Segments   int
+	Reason     string    // why a message was suppressed
+	Until      time.Time // when a deferred message is due again
+}
+
+// RecordOnly is the Sender of tests and of servers without channels: the
+// outbox row is the delivery.
 type RecordOnly struct{}
 
 // Send implements Sender.
-func (RecordOnly) Send(context.Context, Message) error { return nil }
+func (RecordOnly) Send(context.Context, account.Account, Message) (SendResult, error) {
+	return SendResult{Status: DeliverySent}, nil
+}
+
+// Permanent marks a send error that retrying cannot fix (a provider's 4xx):
+// the message fails at once.
+func Permanent(err error) error { return &permanentError{err} }
+
+type permanentError struct{ error }
+
+func (e *permanentError) Unwrap() error { return e.error }
+
+// Deferred asks the worker to run the job again at Until without counting
+// an attempt (quiet hours).
+type Deferred struct{ Until time.Time }
+
+func (d *Deferred) Error() string { return "deferred until " + d.Until.Format(time.RFC3339) }
 
 // QueueMessage writes one outbox message and the job that delivers it at
 // scheduledAt, in tx.
@@ -73,9 +124,13 @@ func QueueMessage(ctx context.Context, tx *db.Tx, acct account.Account, now time
 		scheduledAt = now
 	}
 	var id int64
-	err := tx.QueryRow(ctx, `INSERT INTO outbox (account_id, kind, channel, recipient, client_id, body, status, scheduled_at, created_at, source_type, source_id)
-		VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) RETURNING id`,
-		acct.ID, m.Kind, m.Channel, m.Recipient, nullID(m.ClientID), m.Body, db.Micros(scheduledAt), db.Micros(now), m.Source.Type, nullID(m.Source.ID)).Scan(&id)
+	var channelKey any
+	if m.ChannelKey != nil {
+		channelKey = *m.ChannelKey
+	}
+	err := tx.QueryRow(ctx, `INSERT INTO outbox (account_id, kind, channel, recipient, client_id, body, status, scheduled_at, created_at, source_type, source_id, channel_key)
+		VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?) RETURNING id`,
+		acct.ID, m.Kind, m.Channel, m.Recipient, nullID(m.ClientID), m.Body, db.Micros(scheduledAt), db.Micros(now), m.Source.Type, nullID(m.Source.ID), channelKey).Scan(&id)
 	if err != nil {
 		return fmt.Errorf("queue message: %w", err)
 	}
@@ -106,8 +161,7 @@ func derefID(p *int64) int64 {
 
 // ListOutbox lists an account's outbox, newest first.
 func ListOutbox(ctx context.Context, q db.Querier, acct account.Account, limit int) ([]Message, error) {
-	rows, err := q.Query(ctx, `SELECT id, kind, channel, recipient, client_id, body, status, attempts, scheduled_at, created_at, sent_at, source_type, source_id
-		FROM outbox WHERE account_id = ? ORDER BY id DESC LIMIT ?`, acct.ID, limit)
+	rows, err := q.Query(ctx, selectMessage+` FROM outbox WHERE account_id = ? ORDER BY id DESC LIMIT ?`, acct.ID, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -123,14 +177,32 @@ func ListOutbox(ctx context.Context, q db.Querier, acct account.Account, limit i
 	return out, rows.Err()
 }
 
+const selectMessage = `SELECT id, kind, channel, recipient, client_id, body, status, attempts, scheduled_at, created_at, sent_at, source_type, source_id,
+	channel_key, provider_message_id, error, delivered_at, segments, channel_id`
+
 func scanMessage(row interface{ Scan(...any) error }) (Message, error) {
 	var (
-		m                  Message
-		client, src, sent  sql.NullInt64
-		scheduled, created int64
+		m                         Message
+		client, src, sent         sql.NullInt64
+		scheduled, created        int64
+		key, provider, failure    sql.NullString
+		delivered, segments, chID sql.NullInt64
 	)
-	if err := row.Scan(&m.ID, &m.Kind, &m.Channel, &m.Recipient, &client, &m.Body, &m.Status, &m.Attempts, &scheduled, &created, &sent, &m.Source.Type, &src); err != nil {
+	if err := row.Scan(&m.ID, &m.Kind, &m.Channel, &m.Recipient, &client, &m.Body, &m.Status, &m.Attempts, &scheduled, &created, &sent, &m.Source.Type, &src,
+		&key, &provider, &failure, &delivered, &segments, &chID); err != nil {
 		return m, err
+	}
+	m.ChannelKey, m.ProviderMessageID, m.Error = nullString(key), nullString(provider), nullString(failure)
+	if delivered.Valid {
+		s := clock.Format(db.Time(delivered.Int64))
+		m.DeliveredAt = &s
+	}
+	if segments.Valid {
+		n := int(segments.Int64)
+		m.Segments = &n
+	}
+	if chID.Valid {
+		m.ChannelID = &chID.Int64
 	}
 	if client.Valid {
 		m.ClientID = &client.Int64
@@ -146,14 +218,70 @@ func scanMessage(row interface{ Scan(...any) error }) (Message, error) {
 	return m, nil
 }
 
+func nullString(v sql.NullString) *string {
+	if !v.Valid {
+		return nil
+	}
+	return &v.String
+}
+
 func loadMessage(ctx context.Context, q db.Querier, acct account.Account, id int64) (Message, error) {
-	return scanMessage(q.QueryRow(ctx, `SELECT id, kind, channel, recipient, client_id, body, status, attempts, scheduled_at, created_at, sent_at, source_type, source_id
-		FROM outbox WHERE account_id = ? AND id = ?`, acct.ID, id))
+	return scanMessage(q.QueryRow(ctx, selectMessage+` FROM outbox WHERE account_id = ? AND id = ?`, acct.ID, id))
 }
 
 func markSent(ctx context.Context, tx *db.Tx, id int64, now time.Time) error {
 	_, err := tx.Exec(ctx, `UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ? WHERE id = ?`, db.Micros(now), id)
 	return err
+}
+
+// recordDelivery writes a Sender's answer on the outbox row, outside any
+// transaction and right after the provider answered, so that a retry of
+// the job never sends the message twice. Only a pending row changes.
+func recordDelivery(ctx context.Context, q db.Querier, id int64, d SendResult, now time.Time) error {
+	var key, channel, chID any
+	if d.ChannelKey != "" {
+		key = d.ChannelKey
+	}
+	if d.Channel != "" {
+		channel = d.Channel
+	}
+	if d.ChannelID != 0 {
+		chID = d.ChannelID
+	}
+	switch d.Status {
+	case DeliverySuppressed:
+		_, err := q.Exec(ctx, `UPDATE outbox SET status = 'suppressed', error = ?, channel_key = COALESCE(?, channel_key),
+			channel = COALESCE(?, channel), channel_id = COALESCE(?, channel_id) WHERE id = ? AND status = 'pending'`, d.Reason, key, channel, chID, id)
+		return err
+	case DeliveryDeferred:
+		_, err := q.Exec(ctx, `UPDATE outbox SET scheduled_at = ? WHERE id = ? AND status = 'pending'`, db.Micros(d.Until), id)
+		return err
+	}
+	var provider, segments any
+	if d.ProviderID != "" {
+		provider = d.ProviderID
+	}
+	if d.Segments > 0 {
+		segments = d.Segments
+	}
+	_, err := q.Exec(ctx, `UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?, error = NULL, provider_message_id = ?, segments = ?,
+			channel_key = COALESCE(?, channel_key), channel = COALESCE(?, channel), channel_id = COALESCE(?, channel_id)
+		WHERE id = ? AND status = 'pending'`, db.Micros(now), provider, segments, key, channel, chID, id)
+	return err
+}
+
+// recordFailure counts a failed attempt and keeps the provider's error;
+// a permanent failure also fails the message.
+func recordFailure(ctx context.Context, q db.Querier, id int64, cause error, permanent bool) {
+	msg := cause.Error()
+	if len(msg) > 1000 {
+		msg = msg[:1000]
+	}
+	status := "pending"
+	if permanent {
+		status = "failed"
+	}
+	q.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1, error = ?, status = ? WHERE id = ? AND status = 'pending'`, msg, status, id)
 }
 
 // Render fills a template's {placeholders} with the client's fields and

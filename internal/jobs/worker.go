@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -186,8 +187,14 @@ func (w *Worker) runBatch(ctx context.Context, claimed []Job) {
 			if err == nil {
 				err = call(ctx, w.DB, acct, j)
 			}
-			if err != nil {
-				w.fail(ctx, j, err, false)
+			var later *Deferred
+			var perm *permanentError
+			switch {
+			case errors.As(err, &later):
+				w.defer_(ctx, j, later.Until)
+				continue
+			case err != nil:
+				w.fail(ctx, j, err, errors.As(err, &perm))
 				continue
 			}
 		}
@@ -259,6 +266,18 @@ func (w *Worker) fail(ctx context.Context, j Job, cause error, permanent bool) {
 	w.DB.Exec(ctx, `UPDATE jobs SET status = ?, run_at = ?, locked_until = NULL, last_error = ?, finished_at = ? WHERE id = ?`,
 		status, db.Micros(runAt), msg, finishedAt(status, now), j.ID)
 	w.DB.Exec(ctx, `INSERT INTO job_attempts (job_id, attempt, at, ok, error) VALUES (?, ?, ?, FALSE, ?)`, j.ID, j.Attempts, db.Micros(now), msg)
+	if status == "failed" {
+		// A message whose delivery gave up is failed, with the last error.
+		w.DB.Exec(ctx, `UPDATE outbox SET status = 'failed', error = COALESCE(error, ?)
+			WHERE id = (SELECT outbox_id FROM jobs WHERE id = ?) AND status = 'pending'`, msg, j.ID)
+	}
+}
+
+// defer_ puts a job back to run at until without counting the attempt
+// (quiet hours): nothing was tried.
+func (w *Worker) defer_(ctx context.Context, j Job, until time.Time) {
+	w.DB.Exec(ctx, `UPDATE jobs SET status = 'pending', run_at = ?, locked_until = NULL, attempts = attempts - 1 WHERE id = ?`,
+		db.Micros(until), j.ID)
 }
 
 func finishedAt(status string, now time.Time) any {

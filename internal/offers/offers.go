@@ -20,6 +20,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/phone"
+	"github.com/frontdesk/frontdesk/internal/texts"
 )
 
 // list is a waiting list due for a run.
@@ -27,6 +28,7 @@ type list struct {
 	id, accountID     int64
 	horizonDays       int
 	runEvery, seatTTL time.Duration
+	language          string // the account's, for the offer's text
 	maxOffers         int
 	nextRunAt         int64
 }
@@ -82,8 +84,8 @@ func run(ctx context.Context, tx *db.Tx, l list, now time.Time) (bool, error) {
 		return false, nil // another instance took this run
 	}
 	var acct account.Account
-	if err := tx.QueryRow(ctx, `SELECT id, slug, name, timezone, default_region FROM accounts WHERE id = ?`, l.accountID).
-		Scan(&acct.ID, &acct.Slug, &acct.Name, &acct.Timezone, &acct.DefaultRegion); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT id, slug, name, timezone, default_region, language FROM accounts WHERE id = ?`, l.accountID).
+		Scan(&acct.ID, &acct.Slug, &acct.Name, &acct.Timezone, &acct.DefaultRegion, &l.language); err != nil {
 		return false, err
 	}
 	// Snoozes that ended wake up.
@@ -183,8 +185,8 @@ func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now tim
 		id, client := p.entryID, p.clientID
 		events = append(events, jobs.Event{Type: jobs.EventWaitlistSeatOffered, SourceID: id, Data: map[string]any{
 			"entry_id": id, "waitlist_id": l.id, "client_id": client, "seat_expires_at": now.Add(l.seatTTL).UTC().Format(time.RFC3339)}})
-		body := fmt.Sprintf("Hola %s, se ha liberado una cita de %s. ¿La quieres? Responde antes de %s.",
-			p.first, p.service, now.Add(l.seatTTL).In(acct.Location()).Format("15:04"))
+		body := texts.Render(l.language, texts.SeatOfferAnySlot, texts.Vars{Name: p.first, Service: p.service,
+			Until: now.Add(l.seatTTL).In(acct.Location())})
 		if err := jobs.QueueMessage(ctx, tx, acct, now, jobs.Message{Kind: jobs.MsgSeatOffer, Channel: "whatsapp", Recipient: p.to,
 			ClientID: &client, Body: body, Source: jobs.MessageSource{Type: "waitlist", ID: &id}}, now, nil); err != nil {
 			return err

@@ -16,6 +16,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/phone"
 	"github.com/frontdesk/frontdesk/internal/secrets"
+	"github.com/frontdesk/frontdesk/internal/texts"
 )
 
 // Result is what apply prints (decisions.md §6).
@@ -42,6 +43,7 @@ type IDs struct {
 	InputNodes      map[string]string `json:"input_nodes"`
 	Clients         map[string]int64  `json:"clients"`
 	Conversations   map[string]int64  `json:"conversations"`
+	Channels        map[string]string `json:"channels"` // key -> uuid (the callback URLs' id)
 }
 
 // PasswordHasher turns a plaintext password into its stored hash; nil keeps
@@ -56,6 +58,8 @@ type Applier struct {
 	// Secrets seals webhook secrets at rest; nil (no FRONTDESK_SECRET_KEY)
 	// stores them as they are.
 	Secrets *secrets.Box
+	// Getenv reads {env: NAME} credential values (nil: none are set).
+	Getenv func(string) string
 }
 
 // Apply parses, validates and applies data in one transaction.
@@ -79,7 +83,11 @@ func (a *Applier) ApplyFile(ctx context.Context, f *File) (*Result, error) {
 		if err := Validate(f, known); err != nil {
 			return err
 		}
-		ap := &applier{tx: tx, f: f, now: a.Now().UTC().Truncate(time.Microsecond), hash: a.HashPassword, box: a.Secrets}
+		creds, err := a.resolveCredentials(f)
+		if err != nil {
+			return err
+		}
+		ap := &applier{tx: tx, f: f, now: a.Now().UTC().Truncate(time.Microsecond), hash: a.HashPassword, box: a.Secrets, creds: creds}
 		res, err = ap.apply(ctx)
 		return err
 	})
@@ -95,8 +103,10 @@ type applier struct {
 	now  time.Time
 	hash PasswordHasher
 	box  *secrets.Box
-	acct account.Account
-	res  *Result
+	// creds are the channels' credentials, resolved (by channel key)
+	creds map[string]map[string]string
+	acct  account.Account
+	res   *Result
 	// stage ids by pipeline key then stage key
 	stages map[string]map[string]int64
 }
@@ -107,10 +117,11 @@ func (ap *applier) apply(ctx context.Context) (*Result, error) {
 		Users: map[string]int64{}, AIAgents: map[string]int64{}, DispositionTags: map[string]int64{},
 		Waitlists: map[string]int64{}, Pipelines: map[string]int64{}, Stages: map[string]int64{},
 		InputNodes: map[string]string{}, Clients: map[string]int64{}, Conversations: map[string]int64{},
+		Channels: map[string]string{},
 	}}
 	steps := []func(context.Context) error{
 		ap.account, ap.apiKeys, ap.users, ap.agents, ap.eventTypes, ap.professionals, ap.services,
-		ap.waitlists, ap.webhooks, ap.dispositions, ap.pipelines, ap.clients, ap.conversations,
+		ap.waitlists, ap.webhooks, ap.dispositions, ap.pipelines, ap.clients, ap.conversations, ap.channels, ap.messaging,
 	}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
@@ -220,6 +231,9 @@ func (ap *applier) account(ctx context.Context) error {
 	fs.add(has("name"), "name", name)
 	fs.add(has("timezone"), "timezone", tz)
 	fs.add(has("default_region"), "default_region", strings.ToUpper(a.DefaultRegion))
+	if has("language") {
+		fs.add(true, "language", texts.Lang(a.Language))
+	}
 	if n := ap.f.Notifications; n != nil {
 		notif, err := ap.notifications(ctx, a.Slug, n)
 		if err != nil {

@@ -32,6 +32,8 @@ type File struct {
 	Pipelines       []PipelineSpec     `yaml:"pipelines" json:"pipelines"`
 	Clients         []ClientSpec       `yaml:"clients" json:"clients"`
 	Conversations   []ConversationSpec `yaml:"conversations" json:"conversations"`
+	Channels        []ChannelSpec      `yaml:"channels" json:"channels"`
+	Messaging       *MessagingSpec     `yaml:"messaging" json:"messaging"`
 }
 
 type AccountSpec struct {
@@ -39,6 +41,7 @@ type AccountSpec struct {
 	Name          string      `yaml:"name"`
 	Timezone      string      `yaml:"timezone"`
 	DefaultRegion string      `yaml:"default_region"`
+	Language      string      `yaml:"language"` // es | en: the built-in texts
 	Limits        *LimitsSpec `yaml:"limits"`
 	keys          present     // the keys the file gave
 }

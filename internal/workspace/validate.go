@@ -178,7 +178,7 @@ func (c *checker) email(path string, v *string) {
 // may be left out for an existing one.
 type Known struct {
 	Users, Agents, Professionals, EventTypes, Services, Dispositions, Pipelines map[string]bool
-	Waitlists, Webhooks, Clients, Conversations                                 map[string]bool
+	Waitlists, Webhooks, Clients, Conversations, Channels                       map[string]bool
 	Stages                                                                      map[string]map[string]bool // pipeline key -> stage keys
 	InputNodes                                                                  map[string]map[string]bool // pipeline key -> node keys
 	// DefaultRegion is the stored account's, for phones of a file that
@@ -221,6 +221,7 @@ func Validate(f *File, known *Known) error {
 		c.addf("account.default_region", "%q is not an ISO 3166 alpha-2 region", a.DefaultRegion)
 	}
 	c.limits(a.Limits)
+	c.channels(f, known)
 
 	c.keys("api_keys", len(f.APIKeys), func(i int) string { return f.APIKeys[i].Key })
 	for i, k := range f.APIKeys {

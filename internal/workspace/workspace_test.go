@@ -17,7 +17,7 @@ import (
 
 var tables = []string{"accounts", "api_keys", "users", "ai_agents", "event_types", "professionals", "services",
 	"service_professionals", "service_event_types", "clients", "tags", "client_tags", "waitlists", "waitlist_services",
-	"disposition_tags", "pipelines", "stages", "input_nodes", "cards", "card_events", "conversations", "messages", "webhooks"}
+	"disposition_tags", "pipelines", "stages", "input_nodes", "cards", "card_events", "conversations", "messages", "webhooks", "channels"}
 
 // snapshot renders every row of every table, to prove an apply wrote nothing.
 func snapshot(t *testing.T, store *db.DB) string {

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/frontdesk/frontdesk/internal/channels"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/relay"
+	"github.com/frontdesk/frontdesk/internal/secrets"
+)
+
+// messaging is how a process delivers messages and reads callbacks: one
+// set of provider clients behind the worker's Sender and the HTTP hooks.
+type messaging struct {
+	sender relay.JobSender
+	hooks  *relay.Hooks
+}
+
+func newMessaging(env *Env, store *db.DB, log *slog.Logger, box *secrets.Box, publicURL string, reg prometheus.Registerer) (messaging, error) {
+	clk := env.Clock
+	metrics := relay.NewMetrics(reg)
+	providers, err := newProviders(env, log)
+	if err != nil {
+		return messaging{}, err
+	}
+	d := &relay.Deliverer{DB: store, Secrets: box, Clock: clk, Providers: providers, PublicURL: publicURL}
+	return messaging{
+		sender: relay.JobSender{Deliverer: d, Metrics: metrics},
+		hooks:  &relay.Hooks{DB: store, Secrets: box, Clock: clk, Answer: relay.QueueAnswer, Metrics: metrics},
+	}, nil
+}
+
+// newProviders builds the provider clients. FRONTDESK_SMTP_CA_FILE (PEM)
+// adds certificate authorities that SMTP servers' STARTTLS certificates may
+// chain to, besides the system's (a clinic's own mail relay).
+func newProviders(env *Env, log *slog.Logger) (*channels.Providers, error) {
+	p := &channels.Providers{HTTP: &http.Client{Timeout: 20 * time.Second}, Log: log, Now: env.Clock.Now}
+	if file := env.Getenv("FRONTDESK_SMTP_CA_FILE"); file != "" {
+		pem, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("FRONTDESK_SMTP_CA_FILE: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("FRONTDESK_SMTP_CA_FILE: %s holds no PEM certificate", file)
+		}
+		p.SMTP.TLSConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	return p, nil
+}
+
+// publicURL reads --public-url, else FRONTDESK_PUBLIC_URL.
+func publicURLFrom(flagValue string, env *Env) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	return env.Getenv("FRONTDESK_PUBLIC_URL")
+}
+
+// cmdChannels is "frontdesk channels test": one real message through one
+// channel, printing the provider's answer (never the credentials).
+func cmdChannels(ctx context.Context, args []string, env *Env) error {
+	if _, err := subcommand(args, env, "usage: frontdesk channels test --account SLUG --channel KEY --to NUMBER|ADDRESS [--body TEXT]\n", "test"); err != nil {
+		return err
+	}
+	f := newFlags("channels test", env)
+	slug := f.String("account", "", "account slug")
+	key := f.String("channel", "", "channel key (as in the workspace file)")
+	to := f.String("to", "", "recipient: an E.164 phone (+34…) or, for an email channel, an address")
+	body := f.String("body", "Frontdesk: mensaje de prueba / test message", "message text")
+	if err := f.parse(args[1:]); err != nil {
+		return err
+	}
+	if *slug == "" || *key == "" || *to == "" {
+		fmt.Fprintln(env.Stderr, "channels test: --account, --channel and --to are required")
+		return errUsage
+	}
+	box, err := secretBox(env)
+	if err != nil {
+		return err
+	}
+	store, acct, err := openAccount(ctx, *f.dsn, *slug)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	ch, err := channels.ByKey(ctx, store, box, acct, *key)
+	if err != nil {
+		return err
+	}
+	providers, err := newProviders(env, logger(env))
+	if err != nil {
+		return err
+	}
+	res, err := providers.Send(ctx, ch, channels.Outgoing{Kind: "channel_test", To: *to, Body: *body})
+	out := map[string]any{"channel": ch.Key, "type": ch.Type, "provider": ch.Provider, "to": *to}
+	if err != nil {
+		out["status"], out["error"] = "failed", err.Error()
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetEscapeHTML(false)
+		enc.Encode(out)
+		return fmt.Errorf("the provider refused the message")
+	}
+	out["status"], out["provider_message_id"] = "sent", res.ProviderID
+	if res.Segments > 0 {
+		out["segments"] = res.Segments
+	}
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}

@@ -1,0 +1,199 @@
+// Package channels is how Frontdesk talks to patients (decisions.md §8):
+// an account's channels and their sealed credentials, routes, consent
+// (opt-outs) and quiet hours; the provider clients (Twilio for SMS and
+// WhatsApp, Meta's WhatsApp Cloud API, SMTP, a log channel); the providers'
+// callback formats and signatures; SMS segment counting; the reply words
+// that confirm, decline or opt out.
+//
+// It sits below the areas that use it: the workspace file maps onto its
+// types, and package relay (delivery through the job worker, callbacks into
+// chat history) builds on it. It imports no HTTP layer, no file format, and
+// none of the areas.
+package channels
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Channel types and providers.
+const (
+	TypeSMS      = "sms"
+	TypeWhatsApp = "whatsapp"
+	TypeEmail    = "email"
+	TypeLog      = "log"
+
+	ProviderTwilio = "twilio"
+	ProviderMeta   = "meta"
+	ProviderSMTP   = "smtp"
+	ProviderLog    = "log"
+)
+
+// Channel is one configured channel of an account, with its credentials
+// already opened (they are sealed at rest).
+type Channel struct {
+	ID          int64
+	AccountID   int64
+	UUID        string
+	Key         string
+	Type        string
+	Provider    string
+	From        string
+	APIBase     string
+	Credentials map[string]string
+	Templates   map[string]Template // by message kind
+	Active      bool
+}
+
+// Template is a provider-side message template (Meta) a message kind maps to.
+type Template struct {
+	Name     string `json:"name"`
+	Language string `json:"language"`
+}
+
+// Outgoing is one message to send.
+type Outgoing struct {
+	Kind    string // the outbox kind (booking_confirmation, seat_offer, …)
+	To      string // E.164 phone, or an e-mail address for email channels
+	Body    string
+	Subject string // email only; a default is used when empty
+	// StatusCallback is the URL the provider reports delivery to (Twilio);
+	// empty when the server has no public URL.
+	StatusCallback string
+}
+
+// Result is what a provider answered to an accepted message.
+type Result struct {
+	ProviderID string
+	Segments   int // SMS only; 0 elsewhere
+}
+
+// Error is a provider's refusal or a failure to reach it.
+type Error struct {
+	Status    int    // HTTP status (0: network, SMTP or local failure)
+	Code      string // the provider's error code, when it sent one
+	Message   string
+	Retryable bool // 429, 5xx, network: try again later
+}
+
+func (e *Error) Error() string {
+	s := e.Message
+	if e.Code != "" {
+		s = e.Code + ": " + s
+	}
+	if e.Status != 0 {
+		s = fmt.Sprintf("%s (HTTP %d)", s, e.Status)
+	}
+	return s
+}
+
+// IsRetryable reports whether err is worth another attempt.
+func IsRetryable(err error) bool {
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe.Retryable
+	}
+	return true // unknown failures: network-like
+}
+
+// Logger receives what the log provider "sends".
+type Logger interface {
+	Info(msg string, args ...any)
+}
+
+// Providers sends through the right provider for a channel. Its zero value
+// works (a default HTTP client, SMTP with the system's roots).
+type Providers struct {
+	HTTP *http.Client
+	// SMTPTLS lets tests trust their own SMTP server's certificate.
+	SMTP SMTPOptions
+	Log  Logger
+	Now  func() time.Time
+}
+
+func (p *Providers) client() *http.Client {
+	if p.HTTP != nil {
+		return p.HTTP
+	}
+	return &http.Client{Timeout: 15 * time.Second}
+}
+
+// Send delivers m through ch.
+func (p *Providers) Send(ctx context.Context, ch Channel, m Outgoing) (Result, error) {
+	if !ch.Active {
+		return Result{}, &Error{Message: fmt.Sprintf("channel %q is inactive", ch.Key)}
+	}
+	switch ch.Provider {
+	case ProviderTwilio:
+		return sendTwilio(ctx, p.client(), ch, m)
+	case ProviderMeta:
+		return sendMeta(ctx, p.client(), ch, m)
+	case ProviderSMTP:
+		return sendSMTP(ctx, p.SMTP, ch, m)
+	case ProviderLog:
+		return p.sendLog(ch, m), nil
+	}
+	return Result{}, &Error{Message: fmt.Sprintf("unknown provider %q", ch.Provider)}
+}
+
+func (p *Providers) sendLog(ch Channel, m Outgoing) Result {
+	now := time.Now
+	if p.Now != nil {
+		now = p.Now
+	}
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	id := fmt.Sprintf("log-%d-%x", now().UnixNano(), rnd) // unique per channel, like a provider's id
+	if p.Log != nil {
+		p.Log.Info("channel log: message", "channel", ch.Key, "kind", m.Kind, "to", m.To, "body", m.Body, "provider_message_id", id)
+	}
+	res := Result{ProviderID: id}
+	if ch.Type == TypeSMS {
+		res.Segments = Segments(m.Body)
+	}
+	return res
+}
+
+// Validate checks a channel's shape (the workspace file maps onto it).
+// Errors name the field relative to the channel.
+func (ch Channel) Validate() (field string, err error) {
+	need := func(keys ...string) (string, error) {
+		for _, k := range keys {
+			if ch.Credentials[k] == "" {
+				return "credentials." + k, fmt.Errorf("is required for provider %s", ch.Provider)
+			}
+		}
+		return "", nil
+	}
+	switch ch.Type {
+	case TypeSMS, TypeWhatsApp, TypeEmail, TypeLog:
+	default:
+		return "type", fmt.Errorf("must be one of sms, whatsapp, email, log")
+	}
+	ok := map[string][]string{
+		TypeSMS:      {ProviderTwilio, ProviderLog},
+		TypeWhatsApp: {ProviderTwilio, ProviderMeta, ProviderLog},
+		TypeEmail:    {ProviderSMTP, ProviderLog},
+		TypeLog:      {ProviderLog},
+	}[ch.Type]
+	found := false
+	for _, p := range ok {
+		found = found || p == ch.Provider
+	}
+	if !found {
+		return "provider", fmt.Errorf("a %s channel takes provider %v", ch.Type, ok)
+	}
+	switch ch.Provider {
+	case ProviderTwilio:
+		return need("account_sid", "auth_token")
+	case ProviderMeta:
+		return need("phone_number_id", "access_token", "app_secret", "verify_token")
+	case ProviderSMTP:
+		return need("host")
+	}
+	return "", nil
+}

@@ -1,0 +1,326 @@
+package channels
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/secrets"
+	"github.com/frontdesk/frontdesk/internal/texts"
+)
+
+// Settings are an account's messaging settings (the workspace file's
+// account.language and messaging).
+type Settings struct {
+	Language       string            `json:"-"`
+	DefaultChannel string            `json:"default_channel,omitempty"`
+	Routes         map[string]string `json:"routes,omitempty"`
+	QuietHours     string            `json:"quiet_hours,omitempty"`
+}
+
+// ChannelFor returns the key of the channel a message kind goes through:
+// its route, else the default channel ("" when neither is set).
+func (s Settings) ChannelFor(kind string) string {
+	if k := s.Routes[kind]; k != "" {
+		return k
+	}
+	return s.DefaultChannel
+}
+
+// LoadSettings reads acct's language and messaging settings.
+func LoadSettings(ctx context.Context, q db.Querier, acct account.Account) (Settings, error) {
+	var lang, raw string
+	if err := q.QueryRow(ctx, `SELECT language, messaging FROM accounts WHERE id = ?`, acct.ID).Scan(&lang, &raw); err != nil {
+		return Settings{}, fmt.Errorf("messaging settings: %w", err)
+	}
+	var s Settings
+	if raw != "" {
+		if err := json.Unmarshal([]byte(raw), &s); err != nil {
+			return Settings{}, fmt.Errorf("messaging settings: %w", err)
+		}
+	}
+	s.Language = texts.Lang(lang)
+	return s, nil
+}
+
+const selectChannel = `SELECT id, account_id, uuid, file_key, type, provider, from_address, api_base, credentials, templates, active FROM channels`
+
+func scanChannel(row interface{ Scan(...any) error }, box *secrets.Box, withCredentials bool) (Channel, error) {
+	var (
+		ch           Channel
+		sealed, tpls string
+	)
+	if err := row.Scan(&ch.ID, &ch.AccountID, &ch.UUID, &ch.Key, &ch.Type, &ch.Provider, &ch.From, &ch.APIBase, &sealed, &tpls, &ch.Active); err != nil {
+		return ch, err
+	}
+	if tpls != "" {
+		if err := json.Unmarshal([]byte(tpls), &ch.Templates); err != nil {
+			return ch, fmt.Errorf("channel %q templates: %w", ch.Key, err)
+		}
+	}
+	if withCredentials {
+		creds, err := OpenCredentials(box, sealed)
+		if err != nil {
+			return ch, fmt.Errorf("channel %q credentials: %w", ch.Key, err)
+		}
+		ch.Credentials = creds
+	}
+	return ch, nil
+}
+
+// OpenCredentials opens a sealed credentials object.
+func OpenCredentials(box *secrets.Box, sealed string) (map[string]string, error) {
+	if sealed == "" {
+		return map[string]string{}, nil
+	}
+	plain, err := box.Open(sealed)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	if err := json.Unmarshal([]byte(plain), &out); err != nil {
+		return nil, fmt.Errorf("credentials are not a JSON object")
+	}
+	return out, nil
+}
+
+// ByUUID finds a channel by the uuid of its callback URLs, with its
+// credentials opened. The account comes from the channel: callbacks carry no
+// key, the uuid is their tenant. An unknown uuid is NOT_FOUND.
+func ByUUID(ctx context.Context, q db.Querier, box *secrets.Box, uuid string) (Channel, error) {
+	if len(uuid) > 64 {
+		return Channel{}, errs.New(errs.NotFound, "channel not found")
+	}
+	ch, err := scanChannel(q.QueryRow(ctx, selectChannel+` WHERE uuid = ?`, strings.ToLower(uuid)), box, true)
+	if db.IsNoRows(err) {
+		return Channel{}, errs.New(errs.NotFound, "channel not found")
+	}
+	return ch, err
+}
+
+// ByKey finds one of acct's channels by its key, credentials opened.
+func ByKey(ctx context.Context, q db.Querier, box *secrets.Box, acct account.Account, key string) (Channel, error) {
+	ch, err := scanChannel(q.QueryRow(ctx, selectChannel+` WHERE account_id = ? AND file_key = ?`, acct.ID, key), box, true)
+	if db.IsNoRows(err) {
+		return Channel{}, errs.WithDetails(errs.NotFound, map[string]any{"field": "channel"}, "no channel %q in this account", key)
+	}
+	return ch, err
+}
+
+// List returns acct's channels without their credentials (for pages and
+// listings: credentials never leave the store).
+func List(ctx context.Context, q db.Querier, acct account.Account) ([]Channel, error) {
+	rows, err := q.Query(ctx, selectChannel+` WHERE account_id = ? ORDER BY file_key`, acct.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Channel
+	for rows.Next() {
+		ch, err := scanChannel(rows, nil, false)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ch)
+	}
+	return out, rows.Err()
+}
+
+// Save creates or updates acct's channel ch (matched by key) and returns
+// its id and uuid. Credentials are sealed; a repeated save of the same
+// values writes nothing (sealing is randomised, so they are compared opened).
+// A new channel without a uuid gets newUUID.
+func Save(ctx context.Context, tx *db.Tx, box *secrets.Box, acct account.Account, ch Channel, newUUID string, now time.Time) (int64, string, error) {
+	tpls, _ := json.Marshal(ch.Templates)
+	if ch.Templates == nil {
+		tpls = []byte("{}")
+	}
+	cur, err := scanChannel(tx.QueryRow(ctx, selectChannel+` WHERE account_id = ? AND file_key = ?`, acct.ID, ch.Key), box, true)
+	switch {
+	case db.IsNoRows(err):
+		sealed, err := sealCredentials(box, ch.Credentials)
+		if err != nil {
+			return 0, "", err
+		}
+		uuid := strings.ToLower(ch.UUID)
+		if uuid == "" {
+			uuid = newUUID
+		}
+		var id int64
+		err = tx.QueryRow(ctx, `INSERT INTO channels (account_id, file_key, uuid, type, provider, from_address, api_base, credentials, templates, active, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			acct.ID, ch.Key, uuid, ch.Type, ch.Provider, ch.From, ch.APIBase, sealed, string(tpls), ch.Active, db.Micros(now), db.Micros(now)).Scan(&id)
+		if db.IsUniqueViolation(err) {
+			return 0, "", errs.WithDetails(errs.ValidationError, map[string]any{"field": "uuid"}, "channel uuid %s is already in use", uuid)
+		}
+		return id, uuid, err
+	case err != nil:
+		return 0, "", err
+	}
+	credsSame := maps.Equal(cur.Credentials, ch.Credentials)
+	curTpls, _ := json.Marshal(cur.Templates)
+	if cur.Templates == nil {
+		curTpls = []byte("{}")
+	}
+	if credsSame && cur.Type == ch.Type && cur.Provider == ch.Provider && cur.From == ch.From && cur.APIBase == ch.APIBase &&
+		string(curTpls) == string(tpls) && cur.Active == ch.Active {
+		return cur.ID, cur.UUID, nil
+	}
+	sets, args := []string{"type = ?", "provider = ?", "from_address = ?", "api_base = ?", "templates = ?", "active = ?", "updated_at = ?"},
+		[]any{ch.Type, ch.Provider, ch.From, ch.APIBase, string(tpls), ch.Active, db.Micros(now)}
+	if !credsSame {
+		sealed, err := sealCredentials(box, ch.Credentials)
+		if err != nil {
+			return 0, "", err
+		}
+		sets, args = append(sets, "credentials = ?"), append(args, sealed)
+	}
+	_, err = tx.Exec(ctx, `UPDATE channels SET `+strings.Join(sets, ", ")+` WHERE account_id = ? AND id = ?`, append(args, acct.ID, cur.ID)...)
+	return cur.ID, cur.UUID, err
+}
+
+func sealCredentials(box *secrets.Box, creds map[string]string) (string, error) {
+	if len(creds) == 0 {
+		return "", nil
+	}
+	b, _ := json.Marshal(creds)
+	return box.Seal(string(b))
+}
+
+// OptedOut reports whether a client opted out of a channel.
+func OptedOut(ctx context.Context, q db.Querier, acct account.Account, clientID, channelID int64) (bool, error) {
+	var out bool
+	err := q.QueryRow(ctx, `SELECT opted_out FROM channel_consents WHERE account_id = ? AND client_id = ? AND channel_id = ?`,
+		acct.ID, clientID, channelID).Scan(&out)
+	if db.IsNoRows(err) {
+		return false, nil
+	}
+	return out, err
+}
+
+// Consent is a client's opt-out state on one channel.
+type Consent struct {
+	ChannelKey string
+	OptedOut   bool
+	OptedOutAt *time.Time
+	OptedInAt  *time.Time
+}
+
+// Consents lists a client's consent records (the dashboard's client page).
+func Consents(ctx context.Context, q db.Querier, acct account.Account, clientID int64) ([]Consent, error) {
+	rows, err := q.Query(ctx, `SELECT ch.file_key, cc.opted_out, cc.opted_out_at, cc.opted_in_at FROM channel_consents cc
+		JOIN channels ch ON ch.id = cc.channel_id AND ch.account_id = cc.account_id
+		WHERE cc.account_id = ? AND cc.client_id = ? ORDER BY ch.file_key`, acct.ID, clientID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Consent
+	for rows.Next() {
+		var (
+			c      Consent
+			oo, oi sql.NullInt64
+		)
+		if err := rows.Scan(&c.ChannelKey, &c.OptedOut, &oo, &oi); err != nil {
+			return nil, err
+		}
+		if oo.Valid {
+			t := db.Time(oo.Int64)
+			c.OptedOutAt = &t
+		}
+		if oi.Valid {
+			t := db.Time(oi.Int64)
+			c.OptedInAt = &t
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// SetConsent records an opt-out (out true) or opt-in; changed is false when
+// the client was already in that state, so the answer is sent only once.
+func SetConsent(ctx context.Context, tx *db.Tx, acct account.Account, clientID, channelID int64, out bool, now time.Time) (changed bool, err error) {
+	cur, err := OptedOut(ctx, tx, acct, clientID, channelID)
+	if err != nil {
+		return false, err
+	}
+	if cur == out {
+		return false, nil
+	}
+	col := "opted_in_at"
+	if out {
+		col = "opted_out_at"
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO channel_consents (account_id, client_id, channel_id, opted_out, `+col+`) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (account_id, client_id, channel_id) DO UPDATE SET opted_out = excluded.opted_out, `+col+` = excluded.`+col,
+		acct.ID, clientID, channelID, out, db.Micros(now))
+	return err == nil, err
+}
+
+// QuietHours is a daily window ("21:00-09:00", in the account's zone) in
+// which automation and sequence messages wait.
+type QuietHours struct {
+	From, To time.Duration // since midnight; From > To wraps midnight
+	Set      bool
+}
+
+// ParseQuietHours reads "HH:MM-HH:MM" ("" is no window).
+func ParseQuietHours(s string) (QuietHours, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return QuietHours{}, nil
+	}
+	a, b, ok := strings.Cut(s, "-")
+	if !ok {
+		return QuietHours{}, fmt.Errorf("must look like 21:00-09:00")
+	}
+	from, err1 := clockTime(a)
+	to, err2 := clockTime(b)
+	if err1 != nil || err2 != nil || from == to {
+		return QuietHours{}, fmt.Errorf("must look like 21:00-09:00 (two different times of day)")
+	}
+	return QuietHours{From: from, To: to, Set: true}, nil
+}
+
+func clockTime(s string) (time.Duration, error) {
+	t, err := time.Parse("15:04", strings.TrimSpace(s))
+	if err != nil {
+		return 0, err
+	}
+	return time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute, nil
+}
+
+// Until returns when the window that t falls in ends (in loc), and false
+// when t is outside the window.
+func (q QuietHours) Until(t time.Time, loc *time.Location) (time.Time, bool) {
+	if !q.Set {
+		return time.Time{}, false
+	}
+	lt := t.In(loc)
+	midnight := time.Date(lt.Year(), lt.Month(), lt.Day(), 0, 0, 0, 0, loc)
+	since := lt.Sub(midnight)
+	at := func(day time.Time, d time.Duration) time.Time {
+		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+		return time.Date(day.Year(), day.Month(), day.Day(), h, m, 0, 0, loc)
+	}
+	if q.From < q.To { // same-day window
+		if since >= q.From && since < q.To {
+			return at(midnight, q.To), true
+		}
+		return time.Time{}, false
+	}
+	switch { // wraps midnight
+	case since >= q.From:
+		return at(midnight.AddDate(0, 0, 1), q.To), true
+	case since < q.To:
+		return at(midnight, q.To), true
+	}
+	return time.Time{}, false
+}

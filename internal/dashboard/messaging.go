@@ -1,0 +1,132 @@
+package dashboard
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/frontdesk/frontdesk/internal/channels"
+	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/jobs"
+	"github.com/frontdesk/frontdesk/internal/relay"
+)
+
+// maxChannelKeyLen caps the activity page's channel filter (characters).
+const maxChannelKeyLen = 100
+
+// activityKinds are the outbox kinds the activity page filters by.
+var activityKinds = func() []string {
+	k := []string{jobs.MsgAutomation, jobs.MsgSequence, jobs.MsgWebhook, jobs.MsgConfirmation, jobs.MsgReminder, jobs.MsgSeatOffer, relay.KindReply}
+	sort.Strings(k)
+	return k
+}()
+
+// activityPage handles "GET /app/activity?kind=&status=&channel=": the
+// outbox, newest first, with each message's delivery (status, channel,
+// provider id, error, attempts, segments, delivered time).
+//
+// Kind and status are closed vocabularies: an unknown value is a 400 naming
+// the allowed ones, since it can only come from a mistyped address. The
+// channel is open (messages keep the key of a channel since removed from the
+// workspace), so an unknown key simply matches nothing.
+func (d *Dashboard) activityPage(w http.ResponseWriter, r *http.Request, s *session) error {
+	q := r.URL.Query()
+	f := jobs.OutboxFilter{Kind: q.Get("kind"), Status: q.Get("status"), ChannelKey: strings.TrimSpace(q.Get("channel"))}
+	if f.Kind != "" && !contains(activityKinds, f.Kind) {
+		return errs.New(errs.ValidationError, "Unknown kind %q: choose one of %s.", f.Kind, strings.Join(activityKinds, ", "))
+	}
+	if f.Status != "" && !contains(jobs.OutboxStatuses, f.Status) {
+		return errs.New(errs.ValidationError, "Unknown status %q: choose one of %s.", f.Status, strings.Join(jobs.OutboxStatuses, ", "))
+	}
+	if utf8.RuneCountInString(f.ChannelKey) > maxChannelKeyLen {
+		return errs.New(errs.ValidationError, "A channel key may have at most %d characters.", maxChannelKeyLen)
+	}
+	list, err := jobs.ListOutboxFiltered(r.Context(), d.db, s.Account, f, 200)
+	if err != nil {
+		return err
+	}
+	chans, err := channels.List(r.Context(), d.db, s.Account)
+	if err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(chans)+1)
+	for _, ch := range chans {
+		keys = append(keys, ch.Key)
+	}
+	if f.ChannelKey != "" && !contains(keys, f.ChannelKey) {
+		keys = append(keys, f.ChannelKey) // keep the choice shown
+	}
+	d.render(w, r, s, http.StatusOK, "activity", "Activity", "activity", map[string]any{
+		"List": list, "Filter": f, "Filtered": f != jobs.OutboxFilter{},
+		"Kinds": activityKinds, "Statuses": jobs.OutboxStatuses, "Channels": keys,
+	})
+	return nil
+}
+
+// callbackURL is a URL a provider calls back, shown so the clinic can
+// register it at the provider.
+type callbackURL struct {
+	Label string
+	URL   string
+}
+
+// channelView is a channel as the settings page shows it: never its
+// credentials (channels.List does not open them).
+type channelView struct {
+	Key, Type, Provider, From, APIBase, UUID string
+	Active                                   bool
+	Templates                                map[string]channels.Template
+	Callbacks                                []callbackURL
+}
+
+// channelsPage handles "GET /app/settings/channels": the account's
+// channels, the callback URLs to register at each provider, and the
+// messaging settings, read-only (the workspace file is where they change).
+func (d *Dashboard) channelsPage(w http.ResponseWriter, r *http.Request, s *session) error {
+	list, err := channels.List(r.Context(), d.db, s.Account)
+	if err != nil {
+		return err
+	}
+	settings, err := channels.LoadSettings(r.Context(), d.db, s.Account)
+	if err != nil {
+		return err
+	}
+	base := d.publicBase(r)
+	views := make([]channelView, 0, len(list))
+	for _, ch := range list {
+		views = append(views, channelView{Key: ch.Key, Type: ch.Type, Provider: ch.Provider, From: ch.From, APIBase: ch.APIBase,
+			UUID: ch.UUID, Active: ch.Active, Templates: ch.Templates, Callbacks: callbacks(base, ch)})
+	}
+	d.render(w, r, s, http.StatusOK, "channels", "Channels", "channels", map[string]any{
+		"Channels": views, "Settings": settings, "Base": base, "Configured": d.publicURL != "",
+	})
+	return nil
+}
+
+// callbacks are the URLs a channel's provider must call (decisions.md §8).
+func callbacks(base string, ch channels.Channel) []callbackURL {
+	switch ch.Provider {
+	case channels.ProviderTwilio:
+		return []callbackURL{
+			{"Status callback", base + "/hooks/twilio/" + ch.UUID + "/status"},
+			{"Incoming messages", base + "/hooks/twilio/" + ch.UUID + "/inbound"},
+		}
+	case channels.ProviderMeta:
+		return []callbackURL{{"Webhook (verify and events)", base + "/hooks/whatsapp/" + ch.UUID}}
+	}
+	return nil
+}
+
+// publicBase is the base URL providers call: the configured public URL,
+// else this request's scheme and host.
+func (d *Dashboard) publicBase(r *http.Request) string {
+	if d.publicURL != "" {
+		return strings.TrimRight(d.publicURL, "/")
+	}
+	scheme := "http"
+	if isTLS(r) {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}

@@ -1,0 +1,158 @@
+// Package relay moves messages between Frontdesk and the outside world:
+// outbox messages through the account's channels (the job worker's Sender),
+// and the providers' callbacks back in — delivery reports onto the outbox,
+// patients' messages into their conversation, STOP/START into consent, and
+// yes/no replies to the areas that asked (decisions.md §8).
+package relay
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/channels"
+	"github.com/frontdesk/frontdesk/internal/chat"
+	"github.com/frontdesk/frontdesk/internal/clock"
+	"github.com/frontdesk/frontdesk/internal/contact"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/phone"
+	"github.com/frontdesk/frontdesk/internal/secrets"
+)
+
+// KindReply is the outbox kind of the answers Frontdesk sends to a reply
+// (opt-out and opt-in acknowledgements, confirmation answers). It goes back
+// through the channel the reply came in on and is never suppressed by an
+// opt-out: acknowledging STOP is the one message an opted-out client gets.
+const KindReply = "channel_reply"
+
+// Kinds that quiet hours hold back: marketing-like messages. Booking
+// confirmations, reminders and seat offers are time-critical and go at once.
+var quietKinds = map[string]bool{"automation_message": true, "sequence_message": true}
+
+// Message is an outbox message to deliver.
+type Message struct {
+	ID         int64
+	Kind       string
+	Recipient  string // E.164
+	ClientID   *int64
+	Body       string
+	ChannelKey string // forced channel (replies); "" routes by kind
+}
+
+// Outcome says what became of a message.
+type Outcome struct {
+	Status     string // StatusSent, StatusSuppressed or StatusDeferred
+	Type       string // the channel's type
+	ChannelID  int64
+	ChannelKey string
+	ProviderID string
+	Segments   int
+	Reason     string    // why it was suppressed
+	Until      time.Time // when a deferred message is due again
+}
+
+// Outcome statuses.
+const (
+	StatusSent       = "sent"
+	StatusSuppressed = "suppressed"
+	StatusDeferred   = "deferred"
+)
+
+// Deliverer sends outbox messages through the account's channels.
+type Deliverer struct {
+	DB        *db.DB
+	Secrets   *secrets.Box
+	Clock     clock.Clock
+	Providers *channels.Providers
+	// PublicURL is the base URL providers call back (FRONTDESK_PUBLIC_URL);
+	// without it Twilio is not asked for status callbacks.
+	PublicURL string
+}
+
+// Deliver routes m to its channel and sends it, unless the client opted out
+// of that channel, there is no channel or no address (suppressed), or quiet
+// hours hold it (deferred). A provider's refusal comes back as an *channels.Error.
+func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message) (Outcome, error) {
+	settings, err := channels.LoadSettings(ctx, d.DB, acct)
+	if err != nil {
+		return Outcome{}, err
+	}
+	key := m.ChannelKey
+	if key == "" {
+		key = settings.ChannelFor(m.Kind)
+	}
+	if key == "" {
+		return Outcome{Status: StatusSuppressed, Reason: fmt.Sprintf("no channel: the account routes no channel for %s and has no default_channel", m.Kind)}, nil
+	}
+	ch, err := channels.ByKey(ctx, d.DB, d.Secrets, acct, key)
+	if errs.Is(err, errs.NotFound) {
+		return Outcome{Status: StatusSuppressed, ChannelKey: key, Reason: fmt.Sprintf("no channel %q in this account", key)}, nil
+	}
+	if err != nil {
+		return Outcome{}, err
+	}
+	out := Outcome{ChannelID: ch.ID, ChannelKey: ch.Key, Type: ch.Type}
+	if !ch.Active {
+		out.Status, out.Reason = StatusSuppressed, fmt.Sprintf("channel %q is inactive", ch.Key)
+		return out, nil
+	}
+	to := m.Recipient
+	if ch.Type == channels.TypeEmail {
+		to = ""
+		if m.ClientID != nil {
+			c, err := contact.Get(ctx, d.DB, acct, *m.ClientID)
+			if err != nil && !errs.Is(err, errs.NotFound) {
+				return Outcome{}, err
+			}
+			to = c.Email
+		}
+	}
+	if strings.TrimSpace(to) == "" {
+		out.Status, out.Reason = StatusSuppressed, "no recipient: the client has no "+map[bool]string{true: "e-mail address", false: "phone"}[ch.Type == channels.TypeEmail]
+		return out, nil
+	}
+	if m.ClientID != nil && m.Kind != KindReply {
+		opted, err := channels.OptedOut(ctx, d.DB, acct, *m.ClientID, ch.ID)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if opted {
+			out.Status, out.Reason = StatusSuppressed, fmt.Sprintf("opted out: the client replied STOP on channel %q", ch.Key)
+			return out, nil
+		}
+	}
+	if quietKinds[m.Kind] {
+		qh, _ := channels.ParseQuietHours(settings.QuietHours)
+		if until, inside := qh.Until(d.Clock.Now(), acct.Location()); inside {
+			out.Status, out.Until = StatusDeferred, until.UTC()
+			return out, nil
+		}
+	}
+	og := channels.Outgoing{Kind: m.Kind, To: to, Body: m.Body}
+	if ch.Provider == channels.ProviderTwilio && d.PublicURL != "" {
+		og.StatusCallback = strings.TrimRight(d.PublicURL, "/") + "/hooks/twilio/" + ch.UUID + "/status"
+	}
+	res, err := d.Providers.Send(ctx, ch, og)
+	if err != nil {
+		return out, err
+	}
+	out.Status, out.ProviderID, out.Segments = StatusSent, res.ProviderID, res.Segments
+	return out, nil
+}
+
+// RecordSent appends a message Frontdesk sent to the customer's conversation
+// on that channel, as a business_app message (decisions.md §8), in the
+// transaction that marks it delivered to the provider.
+func RecordSent(ctx context.Context, tx *db.Tx, acct account.Account, channelID int64, recipient, body, providerID string, now time.Time) error {
+	n, err := phone.ParseWithRegion(recipient, "")
+	if err != nil {
+		return nil // an e-mail-only client: there is no phone conversation to join
+	}
+	_, _, _, err = chat.RecordChannelMessage(ctx, tx, acct, chat.ChannelMessage{
+		ChannelID: channelID, Phone: n.E164(), PhoneNational: n.National, Content: body, ProviderID: providerID, At: now,
+	}, now)
+	return err
+}

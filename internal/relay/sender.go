@@ -1,0 +1,112 @@
+package relay
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/channels"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/jobs"
+)
+
+// Metrics counts messages per provider and outcome, and the providers'
+// status reports.
+type Metrics struct {
+	sends    *prometheus.CounterVec
+	statuses *prometheus.CounterVec
+}
+
+// NewMetrics registers the channel counters on reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		sends: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "frontdesk_channel_messages_total",
+			Help: "Messages handed to a channel, by provider and outcome (sent, suppressed, deferred, failed, retry)."}, []string{"provider", "status"}),
+		statuses: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "frontdesk_channel_status_callbacks_total",
+			Help: "Delivery reports received from providers, by provider and reported status."}, []string{"provider", "status"}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.sends, m.statuses)
+	}
+	return m
+}
+
+func (m *Metrics) send(provider, status string) {
+	if m != nil {
+		if provider == "" {
+			provider = "none"
+		}
+		m.sends.WithLabelValues(provider, status).Inc()
+	}
+}
+
+func (m *Metrics) status(provider, status string) {
+	if m != nil && status != "" {
+		m.statuses.WithLabelValues(provider, status).Inc()
+	}
+}
+
+// JobSender is the job worker's Sender when channels are configured: the
+// outbox's messages go through the account's channels.
+type JobSender struct {
+	Deliverer *Deliverer
+	Metrics   *Metrics
+}
+
+// Send implements jobs.Sender. A provider's refusal that retrying cannot fix
+// (a 4xx other than 429, an SMTP 5xx) is permanent: the message fails at once.
+func (s JobSender) Send(ctx context.Context, acct account.Account, m jobs.Message) (jobs.SendResult, error) {
+	msg := Message{ID: m.ID, Kind: m.Kind, Recipient: m.Recipient, ClientID: m.ClientID, Body: m.Body}
+	if m.ChannelKey != nil {
+		msg.ChannelKey = *m.ChannelKey
+	}
+	out, err := s.Deliverer.Deliver(ctx, acct, msg)
+	provider := s.providerOf(ctx, acct, out.ChannelKey)
+	if err != nil {
+		if channels.IsRetryable(err) {
+			s.Metrics.send(provider, "retry")
+			return jobs.SendResult{}, err
+		}
+		s.Metrics.send(provider, "failed")
+		return jobs.SendResult{}, jobs.Permanent(err)
+	}
+	s.Metrics.send(provider, out.Status)
+	return jobs.SendResult{Status: out.Status, Channel: out.Type, ChannelID: out.ChannelID, ChannelKey: out.ChannelKey,
+		ProviderID: out.ProviderID, Segments: out.Segments, Reason: out.Reason, Until: out.Until}, nil
+}
+
+func (s JobSender) providerOf(ctx context.Context, acct account.Account, key string) string {
+	if key == "" || s.Metrics == nil {
+		return ""
+	}
+	var p string
+	s.Deliverer.DB.QueryRow(ctx, `SELECT provider FROM channels WHERE account_id = ? AND file_key = ?`, acct.ID, key).Scan(&p)
+	return p
+}
+
+// RecordSent implements jobs.Recorder: a message sent through a channel
+// joins the customer's conversation on it.
+func (s JobSender) RecordSent(ctx context.Context, tx *db.Tx, acct account.Account, m jobs.Message) error {
+	if m.ChannelID == nil {
+		return nil
+	}
+	provider := ""
+	if m.ProviderMessageID != nil {
+		provider = *m.ProviderMessageID
+	}
+	return RecordSent(ctx, tx, acct, *m.ChannelID, m.Recipient, m.Body, provider, s.Deliverer.Clock.Now())
+}
+
+// QueueAnswer is the Hooks' Answer: the reply goes back through the channel
+// the message came in on, as an outbox message of kind channel_reply.
+func QueueAnswer(ctx context.Context, tx *db.Tx, r Reply, body string, now time.Time) error {
+	key := r.Channel.Key
+	var client *int64
+	if r.Client != nil {
+		client = &r.Client.ID
+	}
+	return jobs.QueueMessage(ctx, tx, r.Account, now, jobs.Message{Kind: KindReply, Channel: r.Channel.Type, Recipient: r.Phone.E164(),
+		ClientID: client, Body: body, ChannelKey: &key, Source: jobs.MessageSource{Type: "channel"}}, now, nil)
+}

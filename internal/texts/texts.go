@@ -1,0 +1,104 @@
+// Package texts holds the messages Frontdesk writes to patients itself
+// (confirmation requests, reminders, seat offers, the answers to replies),
+// in the account's language (es, en). Stage automations keep their own
+// templates. It is a leaf: jobs, offers and channels all write through it.
+package texts
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Languages with built-in texts; anything else reads as Spanish, the
+// product's first market.
+const (
+	LangES = "es"
+	LangEN = "en"
+)
+
+// Lang normalises an account language.
+func Lang(l string) string {
+	if strings.EqualFold(strings.TrimSpace(l), LangEN) {
+		return LangEN
+	}
+	return LangES
+}
+
+// Text kinds.
+const (
+	ConfirmationRequest = "confirmation_request"
+	Reminder            = "reminder"
+	SeatOffer           = "seat_offer"
+	SeatOfferAnySlot    = "seat_offer_any_slot"
+	OptOut              = "opt_out"
+	OptIn               = "opt_in"
+	Confirmed           = "confirmed"
+	Declined            = "declined"
+	SeatBooked          = "seat_booked"
+	SeatReleased        = "seat_released"
+	NoLongerAvailable   = "no_longer_available"
+)
+
+// Vars fill the built-in texts.
+type Vars struct {
+	Name         string // the client's first name (or full name)
+	Service      string
+	Professional string
+	When         time.Time // in the account's zone
+	Until        time.Time // a seat offer's hold, in the account's zone
+}
+
+var texts = map[string]map[string]string{
+	LangES: {
+		ConfirmationRequest: "Hola {name}, ¿confirmas tu cita de {service} con {professional} el {when}? Responde SÍ o NO.",
+		Reminder:            "Recordatorio: {service} con {professional} el {when}.",
+		SeatOffer:           "Hola {name}, se ha liberado una cita de {service} con {professional} el {when}. ¿La quieres? Responde SÍ o NO antes de las {until}.",
+		SeatOfferAnySlot:    "Hola {name}, se ha liberado una cita de {service}. ¿La quieres? Responde antes de las {until}.",
+		OptOut:              "Has dejado de recibir mensajes por este canal. Responde ALTA para volver a recibirlos.",
+		OptIn:               "Vuelves a recibir nuestros mensajes por este canal. Responde BAJA para dejar de recibirlos.",
+		Confirmed:           "¡Gracias! Tu cita queda confirmada.",
+		Declined:            "Entendido, hemos anotado que no podrás venir. Llámanos si quieres otra cita.",
+		SeatBooked:          "¡Hecho! Tu cita de {service} con {professional} es el {when}.",
+		SeatReleased:        "De acuerdo, se lo ofreceremos a otra persona. Sigues en la lista de espera.",
+		NoLongerAvailable:   "Lo sentimos, ese hueco ya no está disponible. Sigues en la lista de espera.",
+	},
+	LangEN: {
+		ConfirmationRequest: "Hi {name}, can you confirm your {service} appointment with {professional} on {when}? Reply YES or NO.",
+		Reminder:            "Reminder: {service} with {professional} on {when}.",
+		SeatOffer:           "Hi {name}, a {service} slot with {professional} on {when} has opened up. Would you like it? Reply YES or NO by {until}.",
+		SeatOfferAnySlot:    "Hi {name}, a {service} appointment has opened up. Would you like it? Reply by {until}.",
+		OptOut:              "You will no longer receive messages on this channel. Reply START to receive them again.",
+		OptIn:               "You will receive our messages on this channel again. Reply STOP to opt out.",
+		Confirmed:           "Thank you! Your appointment is confirmed.",
+		Declined:            "Understood, we have noted that you cannot come. Call us if you would like another appointment.",
+		SeatBooked:          "Done! Your {service} appointment with {professional} is on {when}.",
+		SeatReleased:        "All right, we will offer it to someone else. You are still on the waiting list.",
+		NoLongerAvailable:   "Sorry, that slot is no longer available. You are still on the waiting list.",
+	},
+}
+
+var (
+	esDays   = []string{"domingo", "lunes", "martes", "miércoles", "jueves", "viernes", "sábado"}
+	esMonths = []string{"enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"}
+)
+
+// FormatWhen writes a date and time the way a patient reads it in lang:
+// "martes 1 de diciembre a las 10:00" / "Tuesday 1 December at 10:00".
+func FormatWhen(lang string, t time.Time) string {
+	if Lang(lang) == LangEN {
+		return t.Format("Monday 2 January at 15:04")
+	}
+	return fmt.Sprintf("%s %d de %s a las %s", esDays[t.Weekday()], t.Day(), esMonths[t.Month()-1], t.Format("15:04"))
+}
+
+// Render writes a built-in text in lang.
+func Render(lang, kind string, v Vars) string {
+	lang = Lang(lang)
+	t := texts[lang][kind]
+	r := strings.NewReplacer(
+		"{name}", v.Name, "{service}", v.Service, "{professional}", v.Professional,
+		"{when}", FormatWhen(lang, v.When), "{until}", v.Until.Format("15:04"),
+	)
+	return r.Replace(t)
+}
