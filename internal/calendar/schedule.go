@@ -161,7 +161,9 @@ func subtract(work, busy []interval) []interval {
 }
 
 // freeTime returns each professional's free working time in [from, to) and
-// never before now: working hours minus booked appointments and time off.
+// never before now: working hours minus booked appointments, time off and
+// slots held by outstanding seat offers. It is the one slot engine:
+// availability's capacity, the free-slot list and seat offers all read it.
 // Every professional's appointments come from one query.
 func freeTime(ctx context.Context, q db.Querier, acct account.Account, pros []*professional, from, to, now time.Time) (map[int64][]interval, error) {
 	if from.Before(now) {
@@ -196,6 +198,27 @@ func freeTime(ctx context.Context, q db.Querier, acct account.Account, pros []*p
 		busy[pid] = append(busy[pid], iv)
 	}
 	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// Slots held by outstanding seat offers are busy until they expire.
+	holds, err := q.Query(ctx, `SELECT offer_professional_id, offer_start_at, offer_end_at FROM waitlist_entries
+		WHERE account_id = ? AND status = 'queued' AND seat_expires_at > ? AND offer_end_at > ? AND offer_start_at < ? AND offer_professional_id IN `+in,
+		append([]any{acct.ID, db.Micros(now), lo, hi}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("load held slots: %w", err)
+	}
+	defer holds.Close()
+	for holds.Next() {
+		var (
+			pid int64
+			iv  interval
+		)
+		if err := holds.Scan(&pid, &iv.start, &iv.end); err != nil {
+			return nil, err
+		}
+		busy[pid] = append(busy[pid], iv)
+	}
+	if err := holds.Err(); err != nil {
 		return nil, err
 	}
 	loc := acct.Location()
