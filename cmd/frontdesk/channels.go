@@ -15,6 +15,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/offers"
 	"github.com/frontdesk/frontdesk/internal/relay"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 )
@@ -34,9 +35,14 @@ func newMessaging(env *Env, store *db.DB, log *slog.Logger, box *secrets.Box, pu
 		return messaging{}, err
 	}
 	d := &relay.Deliverer{DB: store, Secrets: box, Clock: clk, Providers: providers, PublicURL: publicURL}
+	hooks := &relay.Hooks{DB: store, Secrets: box, Clock: clk, Answer: relay.QueueAnswer, Metrics: metrics}
+	// Replies that act (decisions.md §8): a yes/no answers the client's
+	// newest seat offer first (its hold is about to expire), then a pending
+	// confirmation request.
+	hooks.Replies = append(hooks.Replies, seatOfferReplies)
 	return messaging{
 		sender: relay.JobSender{Deliverer: d, Metrics: metrics},
-		hooks:  &relay.Hooks{DB: store, Secrets: box, Clock: clk, Answer: relay.QueueAnswer, Metrics: metrics},
+		hooks:  hooks,
 	}, nil
 }
 
@@ -121,4 +127,16 @@ func cmdChannels(ctx context.Context, args []string, env *Env) error {
 	enc := json.NewEncoder(env.Stdout)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
+}
+
+// seatOfferReplies hands a client's yes/no to their seat offer.
+func seatOfferReplies(ctx context.Context, tx *db.Tx, r relay.Reply, now time.Time) (bool, error) {
+	if r.Client == nil {
+		return false, nil
+	}
+	res, err := offers.Reply(ctx, tx, r.Account, r.Client.ID, r.Intent == channels.IntentYes, now)
+	if err != nil || !res.Handled {
+		return false, err
+	}
+	return true, relay.QueueAnswer(ctx, tx, r, res.Answer, now)
 }

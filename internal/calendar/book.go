@@ -127,49 +127,9 @@ func Book(ctx context.Context, store *db.DB, acct account.Account, req BookReque
 		if err != nil {
 			return err
 		}
-		warnings, err := bookingWarnings(ctx, tx, acct, pro, start, end, now)
-		if err != nil {
-			return err
-		}
-		custom := map[string]any{"booked_by": "api"}
-		var id int64
-		err = tx.QueryRow(ctx, `INSERT INTO appointments (account_id, client_id, service_id, professional_id, event_type_id,
-			start_at, end_at, timezone, status, source, confirmation_status, notes, custom_fields, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'booked', 'api', 'pending', ?, ?, ?, ?) RETURNING id`,
-			acct.ID, client.ID, svc.ID, pro.ID, et.ID, db.Micros(start), db.Micros(end), req.Timezone,
-			req.Notes, jsonText(custom), db.Micros(now), db.Micros(now)).Scan(&id)
-		if err != nil {
-			return fmt.Errorf("insert appointment: %w", err)
-		}
-		// What a dashboard booking sets off, in the same transaction: the
-		// calendar's confirmation request and reminders (booking rule 3), and
-		// the client's open waiting-list entry for the service is resolved.
-		err = jobs.QueueBookingNotifications(ctx, tx, acct, jobs.Booking{AppointmentID: id, ClientID: client.ID,
-			Recipient: client.Phone.E164(), ClientName: greetingName(client), ServiceName: svc.Name, Professional: pro.Name,
-			StartAt: start, Location: loc}, now)
-		if err != nil {
-			return err
-		}
-		if _, err := waitlist.ResolveBooked(ctx, tx, acct, client.ID, svc.ID, now); err != nil {
-			return err
-		}
-		if err := jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentBooked, SourceID: id, Data: map[string]any{
-			"appointment_id": id, "client_id": client.ID, "client_created": created, "service_id": svc.ID,
-			"calendar_profile_id": pro.ID, "event_type_id": et.ID, "start_at": clock.Format(start), "end_at": clock.Format(end),
-			"source": "api"}}); err != nil {
-			return err
-		}
-		out = Booking{ClientID: client.ID, ClientCreated: created, Appointment: Appointment{
-			ID: id, StartAt: clock.Format(start), EndAt: clock.Format(end), Timezone: req.Timezone,
-			Status: "booked", Source: "api", ConfirmationStatus: "pending",
-			Client:          client.Ref(),
-			CalendarProfile: CalendarProfile{CalendarProfileID: pro.ID, Name: pro.Name},
-			Service:         Colored{ID: svc.ID, Name: svc.Name, Color: svc.Color},
-			EventType:       Colored{ID: et.ID, Name: et.Name, Color: et.Color},
-			CustomFields:    custom, Notes: req.Notes, CreatedAt: clock.Format(now),
-			Warnings: warnings,
-		}}
-		return nil
+		out, err = insertBooking(ctx, tx, acct, newBooking{svc: svc, pro: pro, et: et, client: client, created: created,
+			start: start, end: end, loc: loc, timezone: req.Timezone, notes: req.Notes, source: "api"}, now)
+		return err
 	})
 	return out, err
 }
@@ -298,3 +258,125 @@ func pickOne(cands []choice, id *int64, name *string, kind, code, of string) (in
 	}
 	return -1, errs.WithDetails(code, details, "No %s%s is named %q; see details for the accepted ones.", what[kind], scope, *name)
 }
+
+// newBooking is an appointment to write, already resolved.
+type newBooking struct {
+	svc           *service
+	pro           *professional
+	et            eventType
+	client        contact.Client
+	created       bool
+	start, end    time.Time
+	loc           *time.Location
+	timezone      string
+	notes         string
+	source        string // api, waitlist
+	confirmed     bool   // the client already said yes (a seat offer accepted by reply)
+	keepHoldEntry int64  // a seat offer's entry being booked: its hold is consumed, not released
+}
+
+// insertBooking writes an appointment and what a booking sets off, in tx:
+// the warnings (a held slot among them, whose hold is released), the
+// calendar's confirmation request and reminders, the resolution of the
+// client's open waiting-list entry for the service, and appointment.booked.
+func insertBooking(ctx context.Context, tx *db.Tx, acct account.Account, b newBooking, now time.Time) (Booking, error) {
+	// Releasing holds first takes the held entries' row locks, so a
+	// patient's "yes" racing with this booking either books before it (and
+	// this one overlaps it) or finds its offer released.
+	held, err := waitlist.ReleaseHolds(ctx, tx, acct, b.pro.ID, b.start, b.end, b.client.ID, b.keepHoldEntry, now)
+	if err != nil {
+		return Booking{}, err
+	}
+	warnings, err := bookingWarnings(ctx, tx, acct, b.pro, b.start, b.end, now)
+	if err != nil {
+		return Booking{}, err
+	}
+	for _, h := range held {
+		warnings = append(warnings, Warning{Code: WarnHeldSlot, EntryID: h.EntryID, SeatExpiresAt: clock.Format(h.ExpiresAt),
+			Message: fmt.Sprintf("The slot was held for waiting-list entry %d until %s; the hold is released.", h.EntryID, clock.Format(h.ExpiresAt))})
+	}
+	custom := map[string]any{"booked_by": b.source}
+	confirmation := "pending"
+	if b.confirmed {
+		confirmation = "confirmed"
+	}
+	var id int64
+	err = tx.QueryRow(ctx, `INSERT INTO appointments (account_id, client_id, service_id, professional_id, event_type_id,
+		start_at, end_at, timezone, status, source, confirmation_status, notes, custom_fields, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'booked', ?, ?, ?, ?, ?, ?) RETURNING id`,
+		acct.ID, b.client.ID, b.svc.ID, b.pro.ID, b.et.ID, db.Micros(b.start), db.Micros(b.end), b.timezone, b.source, confirmation,
+		b.notes, jsonText(custom), db.Micros(now), db.Micros(now)).Scan(&id)
+	if err != nil {
+		return Booking{}, fmt.Errorf("insert appointment: %w", err)
+	}
+	// What a dashboard booking sets off, in the same transaction: the
+	// calendar's confirmation request and reminders (booking rule 3), and
+	// the client's open waiting-list entry for the service is resolved. A
+	// patient who just accepted a seat by reply is not asked to confirm it.
+	err = jobs.QueueBookingNotifications(ctx, tx, acct, jobs.Booking{AppointmentID: id, ClientID: b.client.ID,
+		Recipient: b.client.Phone.E164(), ClientName: greetingName(b.client), ServiceName: b.svc.Name, Professional: b.pro.Name,
+		StartAt: b.start, Location: b.loc, SkipConfirmationRequest: b.confirmed}, now)
+	if err != nil {
+		return Booking{}, err
+	}
+	if _, err := waitlist.ResolveBooked(ctx, tx, acct, b.client.ID, b.svc.ID, now); err != nil {
+		return Booking{}, err
+	}
+	if err := jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentBooked, SourceID: id, Data: map[string]any{
+		"appointment_id": id, "client_id": b.client.ID, "client_created": b.created, "service_id": b.svc.ID,
+		"calendar_profile_id": b.pro.ID, "event_type_id": b.et.ID, "start_at": clock.Format(b.start), "end_at": clock.Format(b.end),
+		"source": b.source}}); err != nil {
+		return Booking{}, err
+	}
+	return Booking{ClientID: b.client.ID, ClientCreated: b.created, Appointment: Appointment{
+		ID: id, StartAt: clock.Format(b.start), EndAt: clock.Format(b.end), Timezone: b.timezone,
+		Status: "booked", Source: b.source, ConfirmationStatus: confirmation,
+		Client:          b.client.Ref(),
+		CalendarProfile: CalendarProfile{CalendarProfileID: b.pro.ID, Name: b.pro.Name},
+		Service:         Colored{ID: b.svc.ID, Name: b.svc.Name, Color: b.svc.Color},
+		EventType:       Colored{ID: b.et.ID, Name: b.et.Name, Color: b.et.Color},
+		CustomFields:    custom, Notes: b.notes, CreatedAt: clock.Format(now),
+		Warnings: warnings,
+	}}, nil
+}
+
+// Seat is a held slot a waiting client accepted.
+type Seat struct {
+	EntryID, ClientID, ServiceID, ProfessionalID int64
+	Start, End                                   time.Time
+}
+
+// BookSeat books an accepted seat offer in tx: source waitlist, confirmed
+// (the patient just said yes), the entry resolved as booked with
+// waitlist.entry_resolved, appointment.booked, and the reminders. The
+// service's first active event type is used. ErrSeatGone when the
+// professional no longer offers the service.
+func BookSeat(ctx context.Context, tx *db.Tx, acct account.Account, seat Seat, now time.Time) (Booking, error) {
+	cat, err := loadCatalog(ctx, tx, acct)
+	if err != nil {
+		return Booking{}, err
+	}
+	svc := cat.byID[seat.ServiceID]
+	if svc == nil || len(svc.Types) == 0 {
+		return Booking{}, ErrSeatGone
+	}
+	var pro *professional
+	for _, p := range svc.Pros {
+		if p.ID == seat.ProfessionalID {
+			pro = p
+		}
+	}
+	if pro == nil {
+		return Booking{}, ErrSeatGone
+	}
+	client, err := contact.Get(ctx, tx, acct, seat.ClientID)
+	if err != nil {
+		return Booking{}, err
+	}
+	loc := acct.Location()
+	return insertBooking(ctx, tx, acct, newBooking{svc: svc, pro: pro, et: svc.Types[0], client: client,
+		start: seat.Start, end: seat.End, loc: loc, timezone: loc.String(), source: "waitlist", confirmed: true, keepHoldEntry: seat.EntryID}, now)
+}
+
+// ErrSeatGone is a seat whose service or professional is no longer bookable.
+var ErrSeatGone = errs.New(errs.ValidationError, "the offered slot can no longer be booked")

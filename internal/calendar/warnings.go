@@ -18,6 +18,9 @@ const (
 	WarnOutsideWorkingHours = "outside_working_hours"
 	WarnTimeOff             = "professional_on_time_off"
 	WarnOverlap             = "overlaps_existing_appointment"
+	// WarnHeldSlot: the slot was held for a waiting-list seat offer; the
+	// booking takes it and the hold is released.
+	WarnHeldSlot = "slot_held_for_waitlist_offer"
 )
 
 // Warning is one entry of a booked appointment's additive `warnings` array:
@@ -28,6 +31,8 @@ const (
 //     other appointment; one warning per overlapping appointment);
 //   - professional_on_time_off: from, to (the time-off period; one warning
 //     per overlapping period);
+//   - slot_held_for_waitlist_offer: entry_id, seat_expires_at (the
+//     waiting-list entry whose offered slot this booking takes);
 //   - outside_working_hours, in_the_past: no extra keys.
 type Warning struct {
 	Code          string `json:"code"`
@@ -37,6 +42,8 @@ type Warning struct {
 	EndAt         string `json:"end_at,omitzero"`
 	From          string `json:"from,omitzero"`
 	To            string `json:"to,omitzero"`
+	EntryID       int64  `json:"entry_id,omitzero"`
+	SeatExpiresAt string `json:"seat_expires_at,omitzero"`
 }
 
 // bookingWarnings says what is unusual about booking pro for [start, end):

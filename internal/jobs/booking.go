@@ -22,6 +22,9 @@ type Booking struct {
 	Professional  string
 	StartAt       time.Time
 	Location      *time.Location // the booking's zone, for the text
+	// SkipConfirmationRequest: the client confirmed already (a seat offer
+	// accepted by reply).
+	SkipConfirmationRequest bool
 }
 
 // QueueBookingNotifications follows the calendar's own notification
@@ -43,7 +46,7 @@ func QueueBookingNotifications(ctx context.Context, tx *db.Tx, acct account.Acco
 	vars := texts.Vars{Name: b.ClientName, Service: b.ServiceName, Professional: b.Professional, When: b.StartAt.In(loc)}
 	src := MessageSource{Type: "booking", ID: &b.AppointmentID}
 	clientID := b.ClientID
-	if settings.ConfirmationRequest {
+	if settings.ConfirmationRequest && !b.SkipConfirmationRequest {
 		body := texts.Render(lang, texts.ConfirmationRequest, vars)
 		if err := QueueMessage(ctx, tx, acct, now, Message{Kind: MsgConfirmation, Channel: "whatsapp", Recipient: b.Recipient,
 			ClientID: &clientID, Body: body, Source: src}, now, nil); err != nil {

@@ -99,100 +99,177 @@ func run(ctx context.Context, tx *db.Tx, l list, now time.Time) (bool, error) {
 		WHERE account_id = ? AND waitlist_id = ? AND status = 'queued' AND seat_expires_at <= ?`, us, l.maxOffers, acct.ID, l.id, us); err != nil {
 		return false, err
 	}
-	return true, offer(ctx, tx, acct, l, now)
+	return true, offer(ctx, tx, acct, l, now, 0)
 }
 
-// offer gives each service's free seats, minus the seats already held by
-// outstanding offers, to its waiting entries in queue order.
-func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now time.Time) error {
+// offer gives each waiting entry, in queue order (priority, then age, then
+// id), the earliest free slot of its service starting at least MinLead from
+// now that fits its preferences —
+// its preferred professional, its time window (morning before 13:00,
+// afternoon 13:00-18:00, evening from 18:00, in the account's zone) and its
+// earliest and latest dates — and holds that slot until seat_expires_at.
+// Slots come from the calendar's slot engine, which already leaves out
+// booked time, time off and the holds of earlier offers; a slot given in
+// this run is taken for every service of the professional. except is an
+// entry that must not be offered in this run (it just said no).
+func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now time.Time, except int64) error {
 	serviceIDs, err := ids(ctx, tx, `SELECT service_id FROM waitlist_services WHERE account_id = ? AND waitlist_id = ? ORDER BY service_id`, acct.ID, l.id)
 	if err != nil || len(serviceIDs) == 0 {
 		return err
 	}
 	slots, err := calendar.FreeSlots(ctx, tx, acct, serviceIDs, now, now.AddDate(0, 0, l.horizonDays), now)
-	if err != nil {
+	if err != nil || len(slots) == 0 {
 		return err
 	}
-	free := map[int64]int{}
+	bySvc := map[int64][]calendar.Slot{}
 	for _, s := range slots {
-		free[s.ServiceID]++
+		bySvc[s.ServiceID] = append(bySvc[s.ServiceID], s)
 	}
-	rows, err := tx.Query(ctx, `SELECT service_id, COUNT(*) FROM waitlist_entries
-		WHERE account_id = ? AND waitlist_id = ? AND status = 'queued' GROUP BY service_id`, acct.ID, l.id)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var sid int64
-		var n int
-		if err := rows.Scan(&sid, &n); err != nil {
-			rows.Close()
-			return err
-		}
-		free[sid] -= n
-	}
-	rows.Close()
-
-	// Candidates in queue order: priority, then age, then id (the position).
-	cand, err := tx.Query(ctx, `SELECT e.id, e.service_id, e.client_id, s.name, c.first_name, c.phone_cc, c.phone_national
+	cand, err := tx.Query(ctx, `SELECT e.id, e.service_id, e.client_id, s.name, c.first_name, c.phone_cc, c.phone_national,
+			e.preferred_professional_id, e.time_preference, e.earliest_date, e.latest_date
 		FROM waitlist_entries e JOIN services s ON s.id = e.service_id JOIN clients c ON c.id = e.client_id
-		WHERE e.account_id = ? AND e.waitlist_id = ? AND e.status = 'waiting' AND NOT e.flagged_for_review
-		ORDER BY e.service_id, e.priority, e.created_at, e.id`, acct.ID, l.id)
+		WHERE e.account_id = ? AND e.waitlist_id = ? AND e.status = 'waiting' AND NOT e.flagged_for_review AND e.id <> ?
+		ORDER BY e.priority, e.created_at, e.id`, acct.ID, l.id, except)
 	if err != nil {
 		return err
 	}
 	type pick struct {
-		entryID, clientID  int64
-		service, first, to string
+		entryID, clientID, serviceID int64
+		service, first, to           string
+		slot                         calendar.Slot
 	}
+	loc := acct.Location()
+	taken := map[int64][][2]time.Time{} // professional -> spans given in this run
 	var picks []pick
 	for cand.Next() {
 		var (
-			p        pick
-			sid      int64
-			cc       *int64
-			national *string
+			pk               pick
+			cc, pref         *int64
+			national         *string
+			window           string
+			earliest, latest *string
 		)
-		if err := cand.Scan(&p.entryID, &sid, &p.clientID, &p.service, &p.first, &cc, &national); err != nil {
+		if err := cand.Scan(&pk.entryID, &pk.serviceID, &pk.clientID, &pk.service, &pk.first, &cc, &national, &pref, &window, &earliest, &latest); err != nil {
 			cand.Close()
 			return err
 		}
-		if free[sid] <= 0 {
-			continue
+		for _, s := range bySvc[pk.serviceID] {
+			if s.Start.Before(now.Add(MinLead)) || pref != nil && s.ProfessionalID != *pref {
+				continue
+			}
+			if !fits(s.Start.In(loc), window, earliest, latest) || overlaps(taken[s.ProfessionalID], s.Start, s.End) {
+				continue
+			}
+			pk.slot = s
+			taken[s.ProfessionalID] = append(taken[s.ProfessionalID], [2]time.Time{s.Start, s.End})
+			if cc != nil && national != nil {
+				pk.to = phone.Number{CountryCode: int(*cc), National: *national}.E164()
+			}
+			picks = append(picks, pk)
+			break
 		}
-		free[sid]--
-		if cc != nil && national != nil {
-			p.to = phone.Number{CountryCode: int(*cc), National: *national}.E164()
-		}
-		picks = append(picks, p)
 	}
 	cand.Close()
-	if len(picks) == 0 {
-		return nil
-	}
-	entryIDs := make([]int64, len(picks))
-	for i, p := range picks {
-		entryIDs[i] = p.entryID
-	}
-	in, args := db.In(entryIDs)
-	us := db.Micros(now)
-	if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET status = 'queued', queued_at = ?, seat_expires_at = ?, queue_attempts = queue_attempts + 1, updated_at = ?
-		WHERE id IN `+in, append([]any{us, db.Micros(now.Add(l.seatTTL)), us}, args...)...); err != nil {
+	if err := cand.Err(); err != nil || len(picks) == 0 {
 		return err
 	}
+	names, err := professionalNames(ctx, tx, acct)
+	if err != nil {
+		return err
+	}
+	us := db.Micros(now)
 	events := make([]jobs.Event, 0, len(picks))
 	for _, p := range picks {
+		// The hold lasts seat_ttl, and never past the slot's start: a yes
+		// after that could only book the past.
+		expires := now.Add(l.seatTTL)
+		if p.slot.Start.Before(expires) {
+			expires = p.slot.Start
+		}
+		if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET status = 'queued', queued_at = ?, offered_at = ?, seat_expires_at = ?,
+				queue_attempts = queue_attempts + 1, offer_professional_id = ?, offer_start_at = ?, offer_end_at = ?, updated_at = ?
+			WHERE account_id = ? AND id = ?`, us, us, db.Micros(expires), p.slot.ProfessionalID, db.Micros(p.slot.Start), db.Micros(p.slot.End), us,
+			acct.ID, p.entryID); err != nil {
+			return err
+		}
 		id, client := p.entryID, p.clientID
 		events = append(events, jobs.Event{Type: jobs.EventWaitlistSeatOffered, SourceID: id, Data: map[string]any{
-			"entry_id": id, "waitlist_id": l.id, "client_id": client, "seat_expires_at": now.Add(l.seatTTL).UTC().Format(time.RFC3339)}})
-		body := texts.Render(l.language, texts.SeatOfferAnySlot, texts.Vars{Name: p.first, Service: p.service,
-			Until: now.Add(l.seatTTL).In(acct.Location())})
+			"entry_id": id, "waitlist_id": l.id, "client_id": client, "seat_expires_at": expires.UTC().Format(time.RFC3339),
+			"slot": map[string]any{"start_at": p.slot.Start.UTC().Format(time.RFC3339), "end_at": p.slot.End.UTC().Format(time.RFC3339),
+				"professional": map[string]any{"id": p.slot.ProfessionalID, "name": names[p.slot.ProfessionalID]}}}})
+		body := texts.Render(l.language, texts.SeatOffer, texts.Vars{Name: p.first, Service: p.service,
+			Professional: names[p.slot.ProfessionalID], When: p.slot.Start.In(loc), Until: expires.In(loc)})
 		if err := jobs.QueueMessage(ctx, tx, acct, now, jobs.Message{Kind: jobs.MsgSeatOffer, Channel: "whatsapp", Recipient: p.to,
 			ClientID: &client, Body: body, Source: jobs.MessageSource{Type: "waitlist", ID: &id}}, now, nil); err != nil {
 			return err
 		}
 	}
 	return jobs.Emit(ctx, tx, acct, now, events...)
+}
+
+// MinLead is how soon a slot may start to be offered: a patient told about
+// it needs time to answer and to come.
+const MinLead = 15 * time.Minute
+
+// Time windows of time_preference, in the account's zone.
+const (
+	afternoonFrom = 13
+	eveningFrom   = 18
+)
+
+// fits reports whether a slot starting at t (account zone) suits an entry's
+// time window and dates.
+func fits(t time.Time, window string, earliest, latest *string) bool {
+	h := t.Hour()
+	switch window {
+	case "morning":
+		if h >= afternoonFrom {
+			return false
+		}
+	case "afternoon":
+		if h < afternoonFrom || h >= eveningFrom {
+			return false
+		}
+	case "evening":
+		if h < eveningFrom {
+			return false
+		}
+	}
+	day := t.Format("2006-01-02")
+	if earliest != nil && *earliest != "" && day < *earliest {
+		return false
+	}
+	if latest != nil && *latest != "" && day > *latest {
+		return false
+	}
+	return true
+}
+
+func overlaps(spans [][2]time.Time, start, end time.Time) bool {
+	for _, s := range spans {
+		if start.Before(s[1]) && end.After(s[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+func professionalNames(ctx context.Context, q db.Querier, acct account.Account) (map[int64]string, error) {
+	rows, err := q.Query(ctx, `SELECT id, name FROM professionals WHERE account_id = ?`, acct.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, err
+		}
+		out[id] = name
+	}
+	return out, rows.Err()
 }
 
 func ids(ctx context.Context, q db.Querier, query string, args ...any) ([]int64, error) {
