@@ -34,10 +34,10 @@ func newMessaging(env *Env, store *db.DB, log *slog.Logger, box *secrets.Box, pu
 		return messaging{}, err
 	}
 	d := &relay.Deliverer{DB: store, Secrets: box, Clock: clk, Providers: providers, PublicURL: publicURL}
-	return messaging{
-		sender: relay.JobSender{Deliverer: d, Metrics: metrics},
-		hooks:  &relay.Hooks{DB: store, Secrets: box, Clock: clk, Answer: relay.QueueAnswer, Metrics: metrics},
-	}, nil
+	hooks := &relay.Hooks{DB: store, Secrets: box, Clock: clk, Answer: relay.QueueAnswer, Metrics: metrics}
+	// Yes/no replies go to the areas that asked, first to act wins.
+	hooks.Replies = []relay.ReplyHandler{relay.ConfirmationReplies(hooks.Answer)}
+	return messaging{sender: relay.JobSender{Deliverer: d, Metrics: metrics}, hooks: hooks}, nil
 }
 
 // newProviders builds the provider clients. FRONTDESK_SMTP_CA_FILE (PEM)
