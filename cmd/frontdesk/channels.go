@@ -36,14 +36,11 @@ func newMessaging(env *Env, store *db.DB, log *slog.Logger, box *secrets.Box, pu
 	}
 	d := &relay.Deliverer{DB: store, Secrets: box, Clock: clk, Providers: providers, PublicURL: publicURL}
 	hooks := &relay.Hooks{DB: store, Secrets: box, Clock: clk, Answer: relay.QueueAnswer, Metrics: metrics}
-	// Replies that act (decisions.md §8): a yes/no answers the client's
-	// newest seat offer first (its hold is about to expire), then a pending
-	// confirmation request.
-	hooks.Replies = append(hooks.Replies, seatOfferReplies)
-	return messaging{
-		sender: relay.JobSender{Deliverer: d, Metrics: metrics},
-		hooks:  hooks,
-	}, nil
+	// Replies that act (decisions.md §8), first to act wins: a yes/no
+	// answers the client's newest seat offer first (its hold is about to
+	// expire), then their pending confirmation request.
+	hooks.Replies = []relay.ReplyHandler{seatOfferReplies, relay.ConfirmationReplies(hooks.Answer)}
+	return messaging{sender: relay.JobSender{Deliverer: d, Metrics: metrics}, hooks: hooks}, nil
 }
 
 // newProviders builds the provider clients. FRONTDESK_SMTP_CA_FILE (PEM)

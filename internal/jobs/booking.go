@@ -70,3 +70,73 @@ func QueueBookingNotifications(ctx context.Context, tx *db.Tx, acct account.Acco
 	}
 	return nil
 }
+
+// Why a booking reminder was withdrawn (the outbox row's error).
+const (
+	ReasonDeclined  = "cancelled: the client declined the appointment"
+	ReasonCancelled = "cancelled: the appointment is no longer booked"
+)
+
+// CancelReminders withdraws an appointment's reminders that are still
+// pending (status cancelled, with reason as their error) and completes the
+// jobs that would send them, in tx. A reminder a worker has claimed already
+// is caught at delivery (reminderWithdrawn). It returns how many it withdrew.
+func CancelReminders(ctx context.Context, tx *db.Tx, acct account.Account, appointmentID int64, reason string, now time.Time) (int64, error) {
+	if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'done', finished_at = ?, last_error = ?
+		WHERE account_id = ? AND source_type = 'booking' AND source_id = ? AND status = 'pending' AND outbox_id IN (SELECT id FROM outbox
+			WHERE account_id = ? AND kind = ? AND source_type = 'booking' AND source_id = ? AND status = 'pending')`,
+		db.Micros(now), reason, acct.ID, appointmentID, acct.ID, MsgReminder, appointmentID); err != nil {
+		return 0, fmt.Errorf("cancel reminder jobs: %w", err)
+	}
+	res, err := tx.Exec(ctx, `UPDATE outbox SET status = 'cancelled', error = ?
+		WHERE account_id = ? AND kind = ? AND source_type = 'booking' AND source_id = ? AND status = 'pending'`,
+		reason, acct.ID, MsgReminder, appointmentID)
+	if err != nil {
+		return 0, fmt.Errorf("cancel reminders: %w", err)
+	}
+	return res.RowsAffected()
+}
+
+// RestoreReminders puts back the reminders CancelReminders withdrew for
+// reason whose time has not come yet (a client who declined and then
+// confirmed after all), with their jobs. Reminders whose time passed while
+// they were withdrawn stay cancelled: they are never sent late.
+func RestoreReminders(ctx context.Context, tx *db.Tx, acct account.Account, appointmentID int64, reason string, now time.Time) (int64, error) {
+	t := db.Micros(now)
+	if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'pending', finished_at = NULL, last_error = NULL
+		WHERE account_id = ? AND source_type = 'booking' AND source_id = ? AND status = 'done' AND run_at > ? AND outbox_id IN (SELECT id FROM outbox
+			WHERE account_id = ? AND kind = ? AND source_type = 'booking' AND source_id = ? AND status = 'cancelled' AND error = ? AND scheduled_at > ?)`,
+		acct.ID, appointmentID, t, acct.ID, MsgReminder, appointmentID, reason, t); err != nil {
+		return 0, fmt.Errorf("restore reminder jobs: %w", err)
+	}
+	res, err := tx.Exec(ctx, `UPDATE outbox SET status = 'pending', error = NULL
+		WHERE account_id = ? AND kind = ? AND source_type = 'booking' AND source_id = ? AND status = 'cancelled' AND error = ? AND scheduled_at > ?`,
+		acct.ID, MsgReminder, appointmentID, reason, t)
+	if err != nil {
+		return 0, fmt.Errorf("restore reminders: %w", err)
+	}
+	return res.RowsAffected()
+}
+
+// reminderWithdrawn is the delivery's second look at a booking reminder:
+// the reason it must not go out (its appointment was declined by the
+// client, or cancelled, after the reminder was queued or claimed), or "".
+func reminderWithdrawn(ctx context.Context, q db.Querier, acct account.Account, m Message) (string, error) {
+	if m.Kind != MsgReminder || m.Source.Type != "booking" || m.Source.ID == nil {
+		return "", nil
+	}
+	var status, confirmation string
+	err := q.QueryRow(ctx, `SELECT status, confirmation_status FROM appointments WHERE account_id = ? AND id = ?`,
+		acct.ID, *m.Source.ID).Scan(&status, &confirmation)
+	switch {
+	case db.IsNoRows(err):
+		return ReasonCancelled, nil
+	case err != nil:
+		return "", err
+	case status != "booked":
+		return ReasonCancelled, nil
+	case confirmation == "declined":
+		return ReasonDeclined, nil
+	}
+	return "", nil
+}

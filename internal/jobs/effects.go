@@ -149,6 +149,15 @@ func (e *Effects) sendMessage(ctx context.Context, store *db.DB, acct account.Ac
 	if err != nil || m == nil {
 		return err
 	}
+	// A reminder claimed before its appointment was declined or cancelled
+	// (the cancelling transaction only withdraws pending jobs) stops here.
+	if reason, err := reminderWithdrawn(ctx, store, acct, *m); err != nil || reason != "" {
+		if err != nil {
+			return err
+		}
+		_, err = store.Exec(ctx, `UPDATE outbox SET status = 'cancelled', error = ? WHERE id = ? AND status = 'pending'`, reason, m.ID)
+		return err
+	}
 	d, err := e.Sender.Send(ctx, acct, *m)
 	if err != nil {
 		var perm *permanentError

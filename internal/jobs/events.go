@@ -15,6 +15,7 @@ import (
 // contract: a caller that configures none sees exactly the contract).
 const (
 	EventAppointmentBooked      = "appointment.booked"
+	EventConfirmationChanged    = "appointment.confirmation_changed"
 	EventWaitlistEntryCreated   = "waitlist.entry_created"
 	EventWaitlistSeatOffered    = "waitlist.seat_offered"
 	EventWaitlistEntryResolved  = "waitlist.entry_resolved"

@@ -27,7 +27,7 @@ var (
 	Strategies           = []string{"none", "round_robin", "least_loaded"}
 	AutomationKinds      = []string{"message", "sequence", "webhook"}
 	Weekdays             = []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}
-	WebhookEvents        = []string{"appointment.booked", "waitlist.entry_created", "waitlist.seat_offered", "waitlist.entry_resolved",
+	WebhookEvents        = []string{"appointment.booked", "appointment.confirmation_changed", "waitlist.entry_created", "waitlist.seat_offered", "waitlist.entry_resolved",
 		"pipeline.client_placed", "pipeline.client_moved", "pipeline.client_removed", "chat.conversation_updated"}
 )
 
