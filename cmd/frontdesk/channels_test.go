@@ -172,52 +172,7 @@ func (e *channelEnv) book(phone, first, email string, hour int) {
 func TestChannelsEndToEnd(t *testing.T) {
 	for _, engine := range []db.Engine{db.SQLite, db.Postgres} {
 		t.Run(string(engine), func(t *testing.T) {
-			e := &channelEnv{t: t, dsn: dbtest.DSN(t, engine)}
-			e.twilio = &channelstest.Twilio{SID: "AC00000000000000000000000000000001", Token: twilioToken}
-			fake := httptestServer(t, e.twilio)
-			var port int
-			e.mail, port, _ = channelstest.StartMailbox(t)
-			ca := filepath.Join(t.TempDir(), "ca.pem")
-			os.WriteFile(ca, e.mail.CertPEM, 0o600)
-			e.vars = map[string]string{"FRONTDESK_DB": e.dsn, "FRONTDESK_SECRET_KEY": norteSecret,
-				"NORTE_TWILIO_TOKEN": twilioToken, "NORTE_SMTP_PASSWORD": "smtp-pass", "FRONTDESK_SMTP_CA_FILE": ca}
-			tmpl, _ := os.ReadFile("testdata/channels.yaml")
-			file := filepath.Join(t.TempDir(), "norte.yaml")
-			os.WriteFile(file, []byte(strings.NewReplacer("API_BASE", fake, "SMTP_PORT", strconv.Itoa(port)).Replace(string(tmpl))), 0o600)
-
-			// Without the server key, credentials are refused, naming the path.
-			noKey := &channelEnv{t: t, vars: map[string]string{"FRONTDESK_DB": e.dsn, "NORTE_TWILIO_TOKEN": "x", "NORTE_SMTP_PASSWORD": "y"}}
-			if code, _, stderr := noKey.run("workspace", "apply", "-f", file); code == 0 || !strings.Contains(stderr, "channels[0].credentials") {
-				t.Fatalf("apply without FRONTDESK_SECRET_KEY: %d %s", code, stderr)
-			}
-			code, out, stderr := e.run("workspace", "apply", "-f", file)
-			if code != 0 {
-				t.Fatalf("apply: %d %s", code, stderr)
-			}
-			if strings.Contains(out+stderr, twilioToken) || !strings.Contains(out, norteSMS) {
-				t.Fatalf("apply output shows a credential or misses ids.channels: %s", out)
-			}
-
-			ctx, cancel := context.WithCancel(context.Background())
-			ready := make(chan string, 1)
-			senv := e.env(io.Discard, io.Discard)
-			senv.Ready = ready
-			done := make(chan int, 1)
-			go func() {
-				done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--poll", "50ms", "--public-url", publicBase}, senv)
-			}()
-			select {
-			case e.addr = <-ready:
-			case c := <-done:
-				t.Fatalf("serve exited %d", c)
-			case <-time.After(30 * time.Second):
-				t.Fatal("serve did not start")
-			}
-			defer func() {
-				cancel()
-				<-done
-			}()
-
+			e := startNorte(t, engine, "")
 			// 1. A booking's confirmation request goes to Twilio as a form.
 			e.book(patientPhone, "Nora", "", 10)
 			e.waitFor("the confirmation at Twilio", func() bool { return len(e.twilio.Sent()) >= 1 })
@@ -343,4 +298,65 @@ func httptestServer(t *testing.T, h http.Handler) string {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// startNorte applies the norte fixture (SMS through a local fake Twilio,
+// e-mail through a real SMTP server) on a fresh database of engine, and
+// runs serve on it in-process until the test ends.
+// extra, when not empty, is a partial workspace file applied over it first.
+func startNorte(t *testing.T, engine db.Engine, extra string) *channelEnv {
+	t.Helper()
+	e := &channelEnv{t: t, dsn: dbtest.DSN(t, engine)}
+	e.twilio = &channelstest.Twilio{SID: "AC00000000000000000000000000000001", Token: twilioToken}
+	fake := httptestServer(t, e.twilio)
+	var port int
+	e.mail, port, _ = channelstest.StartMailbox(t)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	os.WriteFile(ca, e.mail.CertPEM, 0o600)
+	e.vars = map[string]string{"FRONTDESK_DB": e.dsn, "FRONTDESK_SECRET_KEY": norteSecret,
+		"NORTE_TWILIO_TOKEN": twilioToken, "NORTE_SMTP_PASSWORD": "smtp-pass", "FRONTDESK_SMTP_CA_FILE": ca}
+	tmpl, _ := os.ReadFile("testdata/channels.yaml")
+	file := filepath.Join(t.TempDir(), "norte.yaml")
+	os.WriteFile(file, []byte(strings.NewReplacer("API_BASE", fake, "SMTP_PORT", strconv.Itoa(port)).Replace(string(tmpl))), 0o600)
+
+	// Without the server key, credentials are refused, naming the path.
+	noKey := &channelEnv{t: t, vars: map[string]string{"FRONTDESK_DB": e.dsn, "NORTE_TWILIO_TOKEN": "x", "NORTE_SMTP_PASSWORD": "y"}}
+	if code, _, stderr := noKey.run("workspace", "apply", "-f", file); code == 0 || !strings.Contains(stderr, "channels[0].credentials") {
+		t.Fatalf("apply without FRONTDESK_SECRET_KEY: %d %s", code, stderr)
+	}
+	code, out, stderr := e.run("workspace", "apply", "-f", file)
+	if code != 0 {
+		t.Fatalf("apply: %d %s", code, stderr)
+	}
+	if strings.Contains(out+stderr, twilioToken) || !strings.Contains(out, norteSMS) {
+		t.Fatalf("apply output shows a credential or misses ids.channels: %s", out)
+	}
+	if extra != "" {
+		partial := filepath.Join(t.TempDir(), "extra.yaml")
+		os.WriteFile(partial, []byte("account: {slug: norte}\n"+extra), 0o600)
+		if code, _, stderr := e.run("workspace", "apply", "-f", partial); code != 0 {
+			t.Fatalf("partial apply: %d %s", code, stderr)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	senv := e.env(io.Discard, io.Discard)
+	senv.Ready = ready
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--poll", "50ms", "--public-url", publicBase}, senv)
+	}()
+	select {
+	case e.addr = <-ready:
+	case c := <-done:
+		t.Fatalf("serve exited %d", c)
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return e
 }

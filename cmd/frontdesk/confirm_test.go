@@ -3,19 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/frontdesk/frontdesk/internal/channels/channelstest"
 	"github.com/frontdesk/frontdesk/internal/db"
-	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 )
 
 // TestConfirmationRepliesEndToEnd runs serve with a (local) Twilio: a
@@ -26,9 +20,6 @@ import (
 func TestConfirmationRepliesEndToEnd(t *testing.T) {
 	for _, engine := range []db.Engine{db.SQLite, db.Postgres} {
 		t.Run(string(engine), func(t *testing.T) {
-			e := &channelEnv{t: t, dsn: dbtest.DSN(t, engine)}
-			e.twilio = &channelstest.Twilio{SID: "AC00000000000000000000000000000001", Token: twilioToken}
-			fake := httptestServer(t, e.twilio)
 			var (
 				mu     sync.Mutex
 				events []map[string]any
@@ -41,42 +32,9 @@ func TestConfirmationRepliesEndToEnd(t *testing.T) {
 				mu.Unlock()
 			}))
 			t.Cleanup(recv.Close)
-			e.vars = map[string]string{"FRONTDESK_DB": e.dsn, "FRONTDESK_SECRET_KEY": norteSecret,
-				"NORTE_TWILIO_TOKEN": twilioToken, "NORTE_SMTP_PASSWORD": "smtp-pass"}
-			tmpl, _ := os.ReadFile("testdata/channels.yaml")
-			dir := t.TempDir()
-			file := filepath.Join(dir, "norte.yaml")
-			os.WriteFile(file, []byte(strings.NewReplacer("API_BASE", fake, "SMTP_PORT", "2525").Replace(string(tmpl))), 0o600)
-			if code, _, stderr := e.run("workspace", "apply", "-f", file); code != 0 {
-				t.Fatalf("apply: %d %s", code, stderr)
-			}
 			// A reminder a day before, and a webhook for confirmation changes.
-			partial := filepath.Join(dir, "reminders.yaml")
-			os.WriteFile(partial, []byte("account: {slug: norte}\nnotifications: {confirmation_request: true, reminders: [\"24h\"]}\n"+
-				"webhooks: [{key: crm, url: \""+recv.URL+"\", events: [appointment.confirmation_changed]}]\n"), 0o600)
-			if code, _, stderr := e.run("workspace", "apply", "-f", partial); code != 0 {
-				t.Fatalf("partial apply: %d %s", code, stderr)
-			}
-
-			ctx, cancel := context.WithCancel(context.Background())
-			ready := make(chan string, 1)
-			senv := e.env(io.Discard, io.Discard)
-			senv.Ready = ready
-			done := make(chan int, 1)
-			go func() {
-				done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--poll", "50ms", "--public-url", publicBase}, senv)
-			}()
-			select {
-			case e.addr = <-ready:
-			case c := <-done:
-				t.Fatalf("serve exited %d", c)
-			case <-time.After(30 * time.Second):
-				t.Fatal("serve did not start")
-			}
-			defer func() {
-				cancel()
-				<-done
-			}()
+			e := startNorte(t, engine, "notifications: {confirmation_request: true, reminders: [\"24h\"]}\n"+
+				"webhooks: [{key: crm, url: \""+recv.URL+"\", events: [appointment.confirmation_changed]}]\n")
 			store, err := db.Open(context.Background(), e.dsn, db.Options{})
 			if err != nil {
 				t.Fatal(err)
