@@ -226,3 +226,35 @@ func TestBookingWarningsManyOverlaps(t *testing.T) {
 		}
 	})
 }
+
+// TestBookingOnAHeldSlot: a slot held by a waiting-list seat offer can still
+// be booked (booking never refuses); the answer says so, as an additive
+// warning the document describes, and the hold is released.
+func TestBookingOnAHeldSlot(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		h := newHarness(t, store)
+		acmeID := h.ids["acme"].Account.ID
+		// María's entry holds Tuesday 2026-12-01 10:00-10:30 Madrid with Dr. López.
+		res := h.do("POST", calendarPath+"/waitlist/entries", acmeKey, map[string]any{"client_id": h.ids["acme"].IDs.Clients["maria"],
+			"service_names": []string{"Limpieza dental"}}).must(t, 200)
+		entry := int64(res.num("data", "entries", 0, "id"))
+		start := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+		if _, err := store.Exec(t.Context(), `UPDATE waitlist_entries SET status = 'queued', queued_at = ?, offered_at = ?, seat_expires_at = ?,
+				offer_professional_id = ?, offer_start_at = ?, offer_end_at = ? WHERE account_id = ? AND id = ?`,
+			db.Micros(testNow), db.Micros(testNow), db.Micros(testNow.Add(2*time.Hour)), h.ids["acme"].IDs.Professionals["lopez"],
+			db.Micros(start), db.Micros(start.Add(30*time.Minute)), acmeID, entry); err != nil {
+			t.Fatal(err)
+		}
+		booked := h.do("POST", calendarPath+"/events", acmeKey, booking(map[string]any{"client": client("Otro", "", "+34611000009")})).must(t, 200)
+		ws := warningsOf(t, booked)
+		if len(ws) != 1 || ws[0]["code"] != "slot_held_for_waitlist_offer" || ws[0]["entry_id"] != float64(entry) ||
+			ws[0]["seat_expires_at"] != "2026-11-23T11:00:00Z" {
+			t.Fatalf("warnings = %v", ws)
+		}
+		var status string
+		store.QueryRow(t.Context(), `SELECT status FROM waitlist_entries WHERE id = ?`, entry).Scan(&status)
+		if status != "waiting" {
+			t.Errorf("the held entry is %s, want waiting (hold released)", status)
+		}
+	})
+}
