@@ -275,6 +275,18 @@ func TestChannelsEndToEnd(t *testing.T) {
 				t.Errorf("Twilio got %d messages after START, want 2 more", len(e.twilio.Sent())-before)
 			}
 
+			// `frontdesk channels test` sends one real message and prints the
+			// provider's answer, never the credentials.
+			before = len(e.twilio.Sent())
+			code, out, stderr := e.run("channels", "test", "--account", "norte", "--channel", "sms", "--to", "+34600222999", "--body", "Prueba")
+			if code != 0 || !strings.Contains(out, `"status":"sent"`) || !strings.Contains(out, `"provider_message_id":"SM`) ||
+				strings.Contains(out+stderr, twilioToken) || len(e.twilio.Sent()) != before+1 {
+				t.Fatalf("channels test: %d %s %s", code, out, stderr)
+			}
+			if code, out, _ := e.run("channels", "test", "--account", "norte", "--channel", "sms", "--to", "600"); code != 1 || !strings.Contains(out, "21211") {
+				t.Errorf("channels test to a bad number: %d %s", code, out)
+			}
+
 			// 5. E-mail: confirmations routed to the SMTP channel reach a real server over STARTTLS.
 			route := filepath.Join(t.TempDir(), "route.yaml")
 			os.WriteFile(route, []byte("account: {slug: norte}\nmessaging: {routes: {booking_confirmation: mail}}\n"), 0o600)
