@@ -169,6 +169,36 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("not rescheduled (%q)", msg)
 	}
 
+	// Calendar: a slot held for a waiting-list offer shows apart from the
+	// appointments; the confirmation filter, sent with the plain form,
+	// keeps the pending appointment and hides the hold.
+	thu := func(hm string) time.Time {
+		v, _ := time.Parse("2006-01-02 15:04 MST", "2026-11-26 "+hm+" UTC")
+		return v
+	}
+	held := itoa(h.addHeldEntry("acme", a.Waitlists["main"], pedro, a.Services["cleaning"], a.Professionals["lopez"], thu("14:00"), testNow.Add(2*time.Hour)))
+	var hidden bool
+	run("held slot and confirmation filter",
+		chromedp.Navigate(base+"/app/calendar?date=2026-11-26&view=day"),
+		chromedp.WaitVisible(chromedp.CSS("#hold-"+held)),
+		into(&msg, chromedp.Text(chromedp.CSS("#hold-"+held))),
+		shot("06b-calendar-held"),
+		chromedp.SetValue(chromedp.CSS("#confirmation"), "pending"),
+		chromedp.Click(chromedp.CSS(`form[action="/app/calendar"] button[type=submit]`)),
+		// The reloaded page marks its choice with the selected attribute
+		// (SetValue only changed the property).
+		chromedp.WaitReady(chromedp.CSS(`#confirmation option[value="pending"][selected]`)),
+		chromedp.WaitVisible(chromedp.CSS("#appt-"+appt+" .conf-pending")),
+		func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+			v, err := chromedp.Evaluate[bool](`document.getElementById("hold-`+held+`") === null`)(ctx, tg)
+			hidden = v
+			return chromedp.Void{}, err
+		},
+		shot("06c-calendar-pending"))
+	if !strings.Contains(msg, "Held for Pedro Sánchez until Mon 23 Nov 12:00") || !hidden {
+		t.Fatalf("held row %q; hidden by the filter: %v", msg, hidden)
+	}
+
 	// Clients: clear a field.
 	run("clear client e-mail",
 		chromedp.Navigate(base+"/app/clients?q=pedro"),

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -124,7 +125,8 @@ type listView struct {
 }
 
 // waitlistsPage handles "GET /app/waitlists?status=": every list with its
-// settings and its entries per service in position order.
+// settings and its entries per service in position order; a queued entry
+// shows the slot its seat offer names and until when the offer holds it.
 func (d *Dashboard) waitlistsPage(w http.ResponseWriter, r *http.Request, s *session) error {
 	now := d.clock.Now()
 	status := r.URL.Query().Get("status")
@@ -152,8 +154,16 @@ func (d *Dashboard) waitlistsPage(w http.ResponseWriter, r *http.Request, s *ses
 		}
 		lists = append(lists, lv)
 	}
+	offered, err := waitlist.OfferedSlots(r.Context(), d.db, s.Account, waitlist.OfferFilter{})
+	if err != nil {
+		return err
+	}
+	offers := make(map[int64]*waitlist.OfferedSlot, len(offered)) // a pointer: an entry without an offer finds nil
+	for i := range offered {
+		offers[offered[i].EntryID] = &offered[i]
+	}
 	d.render(w, r, s, http.StatusOK, "waitlists", "Waiting lists", "waitlists", map[string]any{
-		"Lists": lists, "Totals": sum.Totals, "Status": status, "Tomorrow": now.In(s.Account.Location()).AddDate(0, 0, 1).Format("2006-01-02")})
+		"Lists": lists, "Offers": offers, "Totals": sum.Totals, "Status": status, "Tomorrow": now.In(s.Account.Location()).AddDate(0, 0, 1).Format("2006-01-02")})
 	return nil
 }
 
@@ -233,16 +243,40 @@ func (d *Dashboard) flagEntry(w http.ResponseWriter, r *http.Request, s *session
 
 // ---- Calendar -------------------------------------------------------------------
 
+// calendarDay is one day of the calendar: its appointments and the slots
+// seat offers hold, together by start.
 type calendarDay struct {
-	Date         time.Time
-	Appointments []Appointment
+	Date    time.Time
+	Entries []calendarEntry
 }
 
-// calendarPage handles "GET /app/calendar?date=&view=day|week&professional=".
+// calendarEntry is an appointment or a held slot: exactly one is set.
+type calendarEntry struct {
+	Start       time.Time
+	Appointment *Appointment
+	Hold        *heldBlock
+}
+
+// heldBlock is a slot a waiting-list seat offer holds, shown on the
+// calendar apart from appointments.
+type heldBlock struct {
+	waitlist.OfferedSlot
+	Until string // when the hold ends, in the account's zone
+}
+
+// calendarPage handles "GET /app/calendar?date=&view=day|week&professional=&confirmation=":
+// the appointments of a day or week, each with its confirmation status,
+// and the slots seat offers hold ("held for <client> until HH:MM").
+//
+// confirmation is a closed vocabulary (pending, confirmed, declined), like
+// the activity page's kind and status: an unknown value can only come from
+// a mistyped address, so it is a 400 naming the allowed ones. Filtering by
+// confirmation shows appointments only: a held slot has no confirmation.
 func (d *Dashboard) calendarPage(w http.ResponseWriter, r *http.Request, s *session) error {
 	loc := s.Account.Location()
 	q := r.URL.Query()
-	now := d.clock.Now().In(loc)
+	nowUTC := d.clock.Now()
+	now := nowUTC.In(loc)
 	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
 	if v := q.Get("date"); v != "" {
 		if t, err := time.ParseInLocation("2006-01-02", v, loc); err == nil {
@@ -252,6 +286,10 @@ func (d *Dashboard) calendarPage(w http.ResponseWriter, r *http.Request, s *sess
 	view := q.Get("view")
 	if view != "day" {
 		view = "week"
+	}
+	conf := q.Get("confirmation")
+	if conf != "" && !contains(ConfirmationStatuses, conf) {
+		return errs.New(errs.ValidationError, "Unknown confirmation %q: choose one of %s.", conf, strings.Join(ConfirmationStatuses, ", "))
 	}
 	from, days := day, 1
 	if view == "week" {
@@ -264,20 +302,46 @@ func (d *Dashboard) calendarPage(w http.ResponseWriter, r *http.Request, s *sess
 	if err != nil {
 		return err
 	}
-	appts, err := ListAppointments(r.Context(), d.db, s.Account, from, to, proID)
+	appts, err := ListAppointments(r.Context(), d.db, s.Account, AppointmentFilter{From: from, To: to, ProfessionalID: proID, Confirmation: conf})
 	if err != nil {
 		return err
+	}
+	var holds []waitlist.OfferedSlot
+	if conf == "" {
+		holds, err = waitlist.OfferedSlots(r.Context(), d.db, s.Account, waitlist.OfferFilter{From: from, To: to, ProfessionalID: proID, HeldAt: nowUTC})
+		if err != nil {
+			return err
+		}
 	}
 	cal := make([]calendarDay, days)
 	for i := range cal {
 		cal[i].Date = from.AddDate(0, 0, i)
 	}
-	for _, a := range appts {
-		st := a.StartAt.In(loc)
-		i := int(time.Date(st.Year(), st.Month(), st.Day(), 0, 0, 0, 0, loc).Sub(from).Hours()+12) / 24
-		if i >= 0 && i < days {
-			cal[i].Appointments = append(cal[i].Appointments, a)
+	// dayOf is the index of the day t starts on (the +12 h absorbs DST days).
+	dayOf := func(t time.Time) int {
+		st := t.In(loc)
+		return int(time.Date(st.Year(), st.Month(), st.Day(), 0, 0, 0, 0, loc).Sub(from).Hours()+12) / 24
+	}
+	for i := range appts {
+		if n := dayOf(appts[i].StartAt); n >= 0 && n < days {
+			cal[n].Entries = append(cal[n].Entries, calendarEntry{Start: appts[i].StartAt, Appointment: &appts[i]})
 		}
+	}
+	for _, h := range holds {
+		until := h.ExpiresAt.In(loc)
+		b := &heldBlock{OfferedSlot: h, Until: until.Format("15:04")}
+		if st := h.Start.In(loc); until.YearDay() != st.YearDay() || until.Year() != st.Year() {
+			b.Until = until.Format("Mon 2 Jan 15:04")
+		}
+		// A hold that began before the window (a slot across midnight)
+		// shows on the window's first day.
+		n := max(dayOf(h.Start), 0)
+		if n < days {
+			cal[n].Entries = append(cal[n].Entries, calendarEntry{Start: h.Start, Hold: b})
+		}
+	}
+	for i := range cal {
+		sort.SliceStable(cal[i].Entries, func(a, b int) bool { return cal[i].Entries[a].Start.Before(cal[i].Entries[b].Start) })
 	}
 	step := 1
 	if view == "week" {
@@ -285,8 +349,9 @@ func (d *Dashboard) calendarPage(w http.ResponseWriter, r *http.Request, s *sess
 	}
 	d.render(w, r, s, http.StatusOK, "calendar", "Calendar", "calendar", map[string]any{
 		"Days": cal, "View": view, "Date": day.Format("2006-01-02"), "Pros": pros, "ProID": proID,
+		"Confirmation": conf, "Confirmations": ConfirmationStatuses,
 		"Prev": day.AddDate(0, 0, -step).Format("2006-01-02"), "Next": day.AddDate(0, 0, step).Format("2006-01-02"),
-		"Count": len(appts), "Zone": loc.String(),
+		"Count": len(appts), "Held": len(holds), "Zone": loc.String(),
 	})
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
@@ -536,13 +537,28 @@ func scanAppointment(row interface{ Scan(...any) error }) (Appointment, error) {
 	return a, nil
 }
 
-// ListAppointments lists the appointments that start in [from, to), of one
-// professional when professionalID is not 0, by start.
-func ListAppointments(ctx context.Context, q db.Querier, acct account.Account, from, to time.Time, professionalID int64) ([]Appointment, error) {
-	where, args := ` WHERE a.account_id = ? AND a.start_at >= ? AND a.start_at < ?`, []any{acct.ID, db.Micros(from), db.Micros(to)}
-	if professionalID != 0 {
+// ConfirmationStatuses are the values of an appointment's
+// confirmation_status, in the order the calendar's filter offers them.
+var ConfirmationStatuses = []string{calendar.ConfirmationPending, calendar.ConfirmationConfirmed, calendar.ConfirmationDeclined}
+
+// AppointmentFilter narrows ListAppointments. Zero fields do not narrow,
+// except From and To, which are required.
+type AppointmentFilter struct {
+	From, To       time.Time // appointments starting in [From, To)
+	ProfessionalID int64
+	Confirmation   string // one of ConfirmationStatuses
+}
+
+// ListAppointments lists the appointments f selects, by start.
+func ListAppointments(ctx context.Context, q db.Querier, acct account.Account, f AppointmentFilter) ([]Appointment, error) {
+	where, args := ` WHERE a.account_id = ? AND a.start_at >= ? AND a.start_at < ?`, []any{acct.ID, db.Micros(f.From), db.Micros(f.To)}
+	if f.ProfessionalID != 0 {
 		where += ` AND a.professional_id = ?`
-		args = append(args, professionalID)
+		args = append(args, f.ProfessionalID)
+	}
+	if f.Confirmation != "" {
+		where += ` AND a.confirmation_status = ?`
+		args = append(args, f.Confirmation)
 	}
 	rows, err := q.Query(ctx, appointmentSelect+where+` ORDER BY a.start_at, p.name, a.id LIMIT 2000`, args...)
 	if err != nil {
