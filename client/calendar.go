@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -79,6 +80,59 @@ func (c *Client) GetAvailability(ctx context.Context, p AvailabilityParams, opts
 		Data Availability `json:"data"`
 	}
 	if err := c.do(ctx, request{method: http.MethodGet, path: "/calendar/availability", query: url.Values(q)}, &out, opts); err != nil {
+		return nil, err
+	}
+	return &out.Data, nil
+}
+
+// FreeSlotsParams are the query of GetFreeSlots; ServiceID is required,
+// zero values of the rest take the server's defaults (7 days from today in
+// the account's zone, every active professional of the service, 100 slots).
+type FreeSlotsParams struct {
+	ServiceID       int64
+	ProfessionalIDs []int64 // only these professionals
+	StartDate       string  // YYYY-MM-DD
+	Days            int     // 1..31
+	Timezone        string  // IANA zone of the days and of the wall-clock times
+	Limit           int     // 1..500
+}
+
+// FreeSlots are the bookable start times of one service over a window of
+// days: exactly the slots availability's capacity counts.
+type FreeSlots struct {
+	ServiceID       int64      `json:"service_id"`
+	ServiceName     string     `json:"service_name"`
+	DurationMinutes int        `json:"duration_minutes"`
+	Timezone        string     `json:"timezone"`
+	StartDate       string     `json:"start_date"`
+	EndDate         string     `json:"end_date"` // inclusive
+	Slots           []FreeSlot `json:"slots"`    // by start, then professional id
+	HasMore         bool       `json:"has_more"` // the window holds more than Limit
+}
+
+// FreeSlot is one bookable slot. StartAt and EndAt are wall clock in the
+// query's Timezone, the form BookingRequest takes with that Timezone.
+type FreeSlot struct {
+	StartAt      string    `json:"start_at"`
+	EndAt        string    `json:"end_at"`
+	StartAtUTC   time.Time `json:"start_at_utc"`
+	EndAtUTC     time.Time `json:"end_at_utc"`
+	Professional IDName    `json:"professional"`
+}
+
+// GetFreeSlots lists the free slots of a service.
+func (c *Client) GetFreeSlots(ctx context.Context, p FreeSlotsParams, opts ...CallOption) (*FreeSlots, error) {
+	q := query(url.Values{})
+	url.Values(q).Set("service_id", strconv.FormatInt(p.ServiceID, 10))
+	q.ints("professional_id", p.ProfessionalIDs)
+	q.str("start_date", p.StartDate)
+	q.int("days", int64(p.Days))
+	q.str("timezone", p.Timezone)
+	q.int("limit", int64(p.Limit))
+	var out struct {
+		Data FreeSlots `json:"data"`
+	}
+	if err := c.do(ctx, request{method: http.MethodGet, path: "/calendar/availability/slots", query: url.Values(q)}, &out, opts); err != nil {
 		return nil, err
 	}
 	return &out.Data, nil

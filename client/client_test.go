@@ -378,6 +378,18 @@ func TestCalendar(t *testing.T) {
 			t.Fatalf("availability = %+v", av)
 		}
 
+		fs := must[*client.FreeSlots](t)(c.GetFreeSlots(ctx, client.FreeSlotsParams{ServiceID: services[0].ID, StartDate: "2026-12-01", Days: 1, Limit: 2}))
+		if fs.EndDate != "2026-12-01" || fs.DurationMinutes != 30 || len(fs.Slots) != 2 || !fs.HasMore ||
+			fs.Slots[0].StartAt != "2026-12-01T09:00:00" || !fs.Slots[0].StartAtUTC.Equal(time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)) ||
+			fs.Slots[0].Professional != services[0].Professionals[0] {
+			t.Fatalf("free slots = %+v", fs)
+		}
+		_, slotsErr := c.GetFreeSlots(ctx, client.FreeSlotsParams{ServiceID: 999999})
+		var apiErr *client.Error
+		if !errors.As(slotsErr, &apiErr) || apiErr.ErrorCode != "SERVICE_NOT_FOUND" {
+			t.Fatalf("unknown service: %v", slotsErr)
+		}
+
 		madrid, _ := time.LoadLocation("Europe/Madrid")
 		req := client.BookingRequest{
 			Client:    client.BookingClient{FirstName: "Luis", LastName: "Pérez", Phone: "+34600999888"},

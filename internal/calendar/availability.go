@@ -59,34 +59,11 @@ type DayCapacity struct {
 // professional offers. Queries: the catalog (three) and the window's
 // appointments of every professional involved (one), whatever the window.
 func ComputeAvailability(ctx context.Context, q db.Querier, acct account.Account, aq AvailabilityQuery, now time.Time) (Availability, error) {
-	zone := aq.Timezone
-	if zone == "" {
-		zone = acct.Timezone
+	w, err := resolveWindow(acct, aq.Timezone, aq.StartDate, aq.Days, now)
+	if err != nil {
+		return Availability{}, err
 	}
-	loc, ok := LoadZone(zone)
-	if !ok {
-		return Availability{}, errs.WithDetails(errs.InvalidTimezone, map[string]any{"field": "timezone", "value": zone},
-			"timezone %q is not an IANA time zone name (e.g. Europe/Madrid).", zone)
-	}
-	var y int
-	var m time.Month
-	var d int
-	if aq.StartDate == "" {
-		y, m, d = now.In(loc).Date()
-	} else {
-		t, err := time.Parse(time.DateOnly, aq.StartDate)
-		if err != nil {
-			return Availability{}, errs.WithDetails(errs.ValidationError, map[string]any{"field": "start_date"}, "start_date must be YYYY-MM-DD.")
-		}
-		y, m, d = t.Date()
-	}
-	days := aq.Days
-	// Day i of the window is [bounds[i], bounds[i+1]) in the query's zone.
-	bounds := make([]int64, days+1)
-	for i := range bounds {
-		bounds[i] = db.Micros(time.Date(y, m, d+i, 0, 0, 0, 0, loc))
-	}
-	dateOf := func(i int) string { return time.Date(y, m, d+i, 12, 0, 0, 0, time.UTC).Format(time.DateOnly) }
+	days, bounds, dateOf := w.days, w.bounds, w.dateOf
 
 	cat, err := loadCatalog(ctx, q, acct)
 	if err != nil {
@@ -96,12 +73,12 @@ func ComputeAvailability(ctx context.Context, q db.Querier, acct account.Account
 	if err != nil {
 		return Availability{}, err
 	}
-	free, err := freeTime(ctx, q, acct, professionalsOf(services), db.Time(bounds[0]), db.Time(bounds[days]), now)
+	free, err := freeTime(ctx, q, acct, professionalsOf(services), w.from(), w.to(), now)
 	if err != nil {
 		return Availability{}, err
 	}
 
-	out := Availability{StartDate: dateOf(0), EndDate: dateOf(days - 1), Timezone: zone, Days: days,
+	out := Availability{StartDate: dateOf(0), EndDate: dateOf(days - 1), Timezone: w.zone, Days: days,
 		Services: make([]ServiceCapacity, 0, len(services))}
 	perDay := make([]int, days)
 	for _, s := range services {
@@ -125,6 +102,57 @@ func ComputeAvailability(ctx context.Context, q db.Querier, acct account.Account
 		out.Services = append(out.Services, sc)
 	}
 	return out, nil
+}
+
+// window is a query's run of whole days in its zone.
+type window struct {
+	zone string
+	loc  *time.Location
+	days int
+	// Day i of the window is [bounds[i], bounds[i+1]) in Unix microseconds.
+	bounds  []int64
+	y, m, d int
+}
+
+// dateOf returns day i of the window as YYYY-MM-DD.
+func (w *window) dateOf(i int) string {
+	return time.Date(w.y, time.Month(w.m), w.d+i, 12, 0, 0, 0, time.UTC).Format(time.DateOnly)
+}
+
+// from and to are the window's first and last instants (to excluded).
+func (w *window) from() time.Time { return db.Time(w.bounds[0]) }
+func (w *window) to() time.Time   { return db.Time(w.bounds[w.days]) }
+
+// resolveWindow reads the zone (the account's when "") and the first day
+// (today in the zone when "") of a window of days.
+func resolveWindow(acct account.Account, zone, startDate string, days int, now time.Time) (*window, error) {
+	if zone == "" {
+		zone = acct.Timezone
+	}
+	loc, ok := LoadZone(zone)
+	if !ok {
+		return nil, errs.WithDetails(errs.InvalidTimezone, map[string]any{"field": "timezone", "value": zone},
+			"timezone %q is not an IANA time zone name (e.g. Europe/Madrid).", zone)
+	}
+	var (
+		y int
+		m time.Month
+		d int
+	)
+	if startDate == "" {
+		y, m, d = now.In(loc).Date()
+	} else {
+		t, err := time.Parse(time.DateOnly, startDate)
+		if err != nil {
+			return nil, errs.WithDetails(errs.ValidationError, map[string]any{"field": "start_date"}, "start_date must be YYYY-MM-DD.")
+		}
+		y, m, d = t.Date()
+	}
+	w := &window{zone: zone, loc: loc, days: days, bounds: make([]int64, days+1), y: y, m: int(m), d: d}
+	for i := range w.bounds {
+		w.bounds[i] = db.Micros(time.Date(y, m, d+i, 0, 0, 0, 0, loc))
+	}
+	return w, nil
 }
 
 // selectServices returns the named services ordered by id (every active one

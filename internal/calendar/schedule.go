@@ -161,13 +161,19 @@ func subtract(work, busy []interval) []interval {
 }
 
 // freeTime returns each professional's free working time in [from, to) and
-// never before now: working hours minus booked appointments, time off and
+// never before now (rounded up to the minute): working hours minus booked appointments, time off and
 // slots held by outstanding seat offers. It is the one slot engine:
 // availability's capacity, the free-slot list and seat offers all read it.
 // Every professional's appointments come from one query.
 func freeTime(ctx context.Context, q db.Querier, acct account.Account, pros []*professional, from, to, now time.Time) (map[int64][]interval, error) {
-	if from.Before(now) {
-		from = now
+	// Slots start on whole minutes: free time opened by the clock starts at
+	// the next minute, not at 10:07:31.482 (a start booking takes as is).
+	earliest := now.Truncate(time.Minute)
+	if earliest.Before(now) {
+		earliest = earliest.Add(time.Minute)
+	}
+	if from.Before(earliest) {
+		from = earliest
 	}
 	out := make(map[int64][]interval, len(pros))
 	if !from.Before(to) || len(pros) == 0 {
@@ -238,6 +244,14 @@ func freeTime(ctx context.Context, q db.Querier, acct account.Account, pros []*p
 // back-to-back slots of dur that fit in the free intervals. An interval
 // crossing midnight is split there, so the days always sum to the total.
 func countByDay(free []interval, dur int64, bounds []int64, perDay []int) {
+	eachDayPiece(free, bounds, func(k int, p interval) { perDay[k] += int((p.end - p.start) / dur) })
+}
+
+// eachDayPiece calls fn with the pieces of the free intervals cut at the
+// day bounds, in order, with each piece's day index. A piece is where slots
+// are laid back to back, by capacity (which counts them) and by the free-slot
+// list (which names them) alike: that is why the two always agree.
+func eachDayPiece(free []interval, bounds []int64, fn func(day int, p interval)) {
 	i := 0
 	for _, f := range free {
 		for i+1 < len(bounds) && bounds[i+1] <= f.start {
@@ -246,7 +260,7 @@ func countByDay(free []interval, dur int64, bounds []int64, perDay []int) {
 		for s, k := f.start, i; s < f.end && k+1 < len(bounds); k++ {
 			end := min(f.end, bounds[k+1])
 			if s >= bounds[k] && end > s {
-				perDay[k] += int((end - s) / dur)
+				fn(k, interval{s, end})
 			}
 			s = max(s, end)
 		}

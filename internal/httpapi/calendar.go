@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"math"
 	"net/http"
 
 	"github.com/frontdesk/frontdesk/internal/calendar"
@@ -42,6 +43,37 @@ func (s *Server) handleAvailability(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": av})
+	return nil
+}
+
+// handleSlots handles "GET /api/v2/public/calendar/availability/slots"
+// (decisions.md §9).
+func (s *Server) handleSlots(w http.ResponseWriter, r *http.Request) error {
+	values := r.URL.Query()
+	for _, k := range []string{"start_date", "timezone"} {
+		if values.Get(k) == "" {
+			values.Del(k)
+		}
+	}
+	rep := &valid.Report{}
+	q := rep.Query(values)
+	sq := calendar.SlotsQuery{Days: int(q.IntDefault("days", 7, 1, 31)), Limit: int(q.IntDefault("limit", 100, 1, 500))}
+	if id, ok := q.Int("service_id", math.MinInt64, math.MaxInt64); ok {
+		sq.ServiceID = id
+	} else if _, sent := values["service_id"]; !sent {
+		rep.Add([]any{"query", "service_id"}, "missing", "Field required")
+	}
+	sq.ProfessionalIDs = q.Ints("professional_id", valid.MaxQueryIDs)
+	sq.StartDate, _ = q.Date("start_date")
+	sq.Timezone, _ = q.Str("timezone", 64)
+	if err := rep.Err(); err != nil {
+		return err
+	}
+	list, err := calendar.ListFreeSlots(r.Context(), s.db, accountFrom(r.Context()), sq, s.clock.Now())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": list})
 	return nil
 }
 

@@ -156,6 +156,33 @@ func TestTenantIsolation(t *testing.T) {
 						notIn(t, "availability professionals", pluck(s.(map[string]any)["professionals"].([]any), "id"), bPro)
 					}
 				}},
+			{name: "free slots, B's service", route: "GET /calendar/availability/slots", foreign: id(bSvc), ghost: ghost,
+				build:  func(x string) (string, any) { return isoPub + "/calendar/availability/slots?service_id=" + x, nil },
+				status: 400, code: "SERVICE_NOT_FOUND", check: func(t *testing.T, res response) {
+					notIn(t, "valid_service_ids", res.list("details", "valid_service_ids"), bSvc)
+				}},
+			{name: "free slots, B's professional", route: "GET /calendar/availability/slots", foreign: id(bPro), ghost: ghost,
+				build: func(x string) (string, any) {
+					return isoPub + fmt.Sprintf("/calendar/availability/slots?service_id=%d&professional_id=%s", aSvc, x), nil
+				},
+				status: 400, code: "PROFESSIONAL_NOT_FOUND", check: func(t *testing.T, res response) {
+					notIn(t, "valid_professional_ids", res.list("details", "valid_professional_ids"), bPro)
+				}},
+			{name: "free slots", route: "GET /calendar/availability/slots",
+				build: func(string) (string, any) {
+					return isoPub + fmt.Sprintf("/calendar/availability/slots?service_id=%d&days=7", aSvc), nil
+				},
+				status: 200, check: func(t *testing.T, res response) {
+					slots := res.list("data", "slots")
+					if len(slots) == 0 {
+						t.Fatalf("no slots: %s", res.Raw)
+					}
+					var pros []any
+					for _, p := range pluck(slots, "professional") {
+						pros = append(pros, p.(map[string]any)["id"])
+					}
+					notIn(t, "slot professionals", pros, bPro)
+				}},
 			{name: "book, B's service", route: "POST /calendar/events", foreign: id(bSvc), ghost: ghost,
 				build: func(x string) (string, any) {
 					return isoPub + "/calendar/events", book(map[string]any{"service_id": n(x)})

@@ -223,7 +223,7 @@ type (
 	opView struct {
 		Anchor, Method, Path, Summary string
 		Description                   template.HTML
-		Public, Webhook               bool
+		Public, Webhook, Additive     bool
 		Params                        []paramView
 		Body                          *bodyView
 		Responses                     []respView
@@ -367,6 +367,7 @@ func (r *renderer) op(method, path string, op *object) opView {
 	if sec, ok := op.get("security").([]any); ok && len(sec) == 0 {
 		v.Public = true
 	}
+	v.Additive = op.get("x-additive") == true
 	for _, p := range listOf(op.get("parameters")) {
 		pm := r.resolve(mapOf(p))
 		sch := mapOf(pm.get("schema"))

@@ -15,6 +15,7 @@ func (s *Server) routes() {
 	// Calendar.
 	s.handle("GET "+p+"/calendar/services", s.handleListServices)
 	s.handle("GET "+p+"/calendar/availability", s.handleAvailability)
+	s.handle("GET "+p+"/calendar/availability/slots", s.handleSlots)
 	s.handle("POST "+p+"/calendar/events", s.handleBook)
 
 	// Waiting lists.

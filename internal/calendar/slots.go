@@ -1,0 +1,137 @@
+package calendar
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/errs"
+)
+
+// SlotsQuery is a schema-valid free-slots request (decisions.md §9).
+type SlotsQuery struct {
+	ServiceID       int64
+	ProfessionalIDs []int64 // none: every active professional of the service
+	StartDate       string  // YYYY-MM-DD; "" is today in the zone
+	Days            int     // 1..31
+	Timezone        string  // IANA name; "" is the account's
+	Limit           int     // 1..500
+}
+
+// SlotList is the free-slots response's data.
+type SlotList struct {
+	ServiceID       int64      `json:"service_id"`
+	ServiceName     string     `json:"service_name"`
+	DurationMinutes int        `json:"duration_minutes"`
+	Timezone        string     `json:"timezone"`
+	StartDate       string     `json:"start_date"`
+	EndDate         string     `json:"end_date"`
+	Slots           []OpenSlot `json:"slots"`
+	HasMore         bool       `json:"has_more"`
+}
+
+// OpenSlot is one bookable start: StartAt/EndAt are wall clock in the
+// query's zone without offset (the form booking takes with that timezone),
+// the _utc pair the same instants in UTC.
+type OpenSlot struct {
+	StartAt      string `json:"start_at"`
+	EndAt        string `json:"end_at"`
+	StartAtUTC   string `json:"start_at_utc"`
+	EndAtUTC     string `json:"end_at_utc"`
+	Professional Ref    `json:"professional"`
+}
+
+// wallLayout is a wall-clock reading without offset, as booking takes it.
+const wallLayout = "2006-01-02T15:04:05"
+
+// ListFreeSlots names the slots availability counts for one service: for
+// each of its active professionals (or the ones asked for), back-to-back
+// slots of the service's default duration from the start of each free
+// interval, cut at the window's midnights in the query's zone like
+// capacity's by_day, so a professional's slot count over a window equals its
+// capacity there. Ordered by start, then professional id; the first
+// sq.Limit are returned, HasMore says whether more exist. Queries: the
+// catalog (three) and freeTime's (two), whatever the window.
+func ListFreeSlots(ctx context.Context, q db.Querier, acct account.Account, sq SlotsQuery, now time.Time) (SlotList, error) {
+	w, err := resolveWindow(acct, sq.Timezone, sq.StartDate, sq.Days, now)
+	if err != nil {
+		return SlotList{}, err
+	}
+	cat, err := loadCatalog(ctx, q, acct)
+	if err != nil {
+		return SlotList{}, err
+	}
+	services, err := cat.selectServices([]int64{sq.ServiceID})
+	if err != nil {
+		return SlotList{}, err
+	}
+	svc := services[0]
+	pros, err := svc.selectProfessionals(sq.ProfessionalIDs)
+	if err != nil {
+		return SlotList{}, err
+	}
+	free, err := freeTime(ctx, q, acct, pros, w.from(), w.to(), now)
+	if err != nil {
+		return SlotList{}, err
+	}
+
+	type seat struct {
+		start int64
+		pro   *professional
+	}
+	dur := int64(svc.Duration) * int64(time.Minute/time.Microsecond)
+	var seats []seat
+	for _, p := range pros {
+		eachDayPiece(free[p.ID], w.bounds, func(_ int, f interval) {
+			for t := f.start; t+dur <= f.end; t += dur {
+				seats = append(seats, seat{t, p})
+			}
+		})
+	}
+	slices.SortFunc(seats, func(a, b seat) int {
+		if a.start != b.start {
+			return cmp.Compare(a.start, b.start)
+		}
+		return cmp.Compare(a.pro.ID, b.pro.ID)
+	})
+
+	out := SlotList{ServiceID: svc.ID, ServiceName: svc.Name, DurationMinutes: svc.Duration, Timezone: w.zone,
+		StartDate: w.dateOf(0), EndDate: w.dateOf(w.days - 1), HasMore: len(seats) > sq.Limit}
+	seats = seats[:min(len(seats), sq.Limit)]
+	out.Slots = make([]OpenSlot, len(seats))
+	for i, s := range seats {
+		start, end := db.Time(s.start), db.Time(s.start+dur)
+		out.Slots[i] = OpenSlot{StartAt: start.In(w.loc).Format(wallLayout), EndAt: end.In(w.loc).Format(wallLayout),
+			StartAtUTC: start.UTC().Format(wallLayout + "Z"), EndAtUTC: end.UTC().Format(wallLayout + "Z"),
+			Professional: Ref{ID: s.pro.ID, Name: s.pro.Name}}
+	}
+	return out, nil
+}
+
+// selectProfessionals returns the named professionals of the service,
+// ordered by id (every active member when none is named); an id that is not
+// an active member is refused with the valid lists, as booking refuses it.
+func (s *service) selectProfessionals(ids []int64) ([]*professional, error) {
+	if len(ids) == 0 {
+		return s.Pros, nil
+	}
+	cands := make([]choice, len(s.Pros))
+	for i, p := range s.Pros {
+		cands[i] = choice{p.ID, p.Name}
+	}
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	out := make([]*professional, 0, len(ids))
+	for _, id := range ids {
+		i, err := pickOne(cands, &id, nil, "professional", errs.ProfessionalNotFound, s.Name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s.Pros[i])
+	}
+	return out, nil
+}
