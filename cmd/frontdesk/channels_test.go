@@ -351,24 +351,8 @@ func startNorte(t *testing.T, engine db.Engine, extra string) *channelEnv {
 		}
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
-	senv := e.env(io.Discard, io.Discard)
-	senv.Ready = ready
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--poll", "50ms", "--public-url", publicBase}, senv)
-	}()
-	select {
-	case e.addr = <-ready:
-	case c := <-done:
-		t.Fatalf("serve exited %d", c)
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not start")
-	}
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
+	var stop func() int
+	e.addr, stop = serveInProcess(t, e.env(io.Discard, io.Discard), "--poll", "50ms", "--public-url", publicBase)
+	t.Cleanup(func() { stop() })
 	return e
 }

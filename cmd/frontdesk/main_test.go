@@ -102,24 +102,44 @@ func TestKeysCommands(t *testing.T) {
 	}
 }
 
+// serveInProcess runs `frontdesk serve` with args in this process until the
+// returned stop is called (stop reports its exit status; the test fails if
+// it does not shut down within 30 s). It returns the listening address.
+func serveInProcess(t *testing.T, env *Env, args ...string) (addr string, stop func() int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	env.Ready = ready
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), env) }()
+	select {
+	case addr = <-ready:
+	case code := <-done:
+		cancel()
+		t.Fatalf("serve exited %d", code)
+	case <-time.After(30 * time.Second):
+		cancel()
+		t.Fatal("serve did not start")
+	}
+	return addr, func() int {
+		cancel()
+		select {
+		case code := <-done:
+			return code
+		case <-time.After(30 * time.Second):
+			t.Error("no graceful shutdown")
+			return -1
+		}
+	}
+}
+
 // serve --demo starts on SQLite, prints a key that authenticates, and shuts
 // down cleanly when its context ends.
 func TestServeDemo(t *testing.T) {
 	dsn := dbtest.DSN(t, db.SQLite)
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
 	var out bytes.Buffer
-	env := &Env{Getenv: func(string) string { return "" }, Stdin: strings.NewReader(""), Stdout: &out, Stderr: io.Discard, Clock: clock.System{}, Ready: ready}
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"serve", "--demo", "--addr", "127.0.0.1:0", "--db", dsn}, env) }()
-	var addr string
-	select {
-	case addr = <-ready:
-	case code := <-done:
-		t.Fatalf("serve exited %d", code)
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not start")
-	}
+	env := &Env{Getenv: func(string) string { return "" }, Stdin: strings.NewReader(""), Stdout: &out, Stderr: io.Discard, Clock: clock.System{}}
+	addr, stop := serveInProcess(t, env, "--demo", "--db", dsn)
 	if !strings.Contains(out.String(), "pk_demo_frontdesk") || !strings.Contains(out.String(), "curl") {
 		t.Errorf("banner: %s", out.String())
 	}
@@ -141,13 +161,7 @@ func TestServeDemo(t *testing.T) {
 	if s := get(""); s != 401 {
 		t.Errorf("no key: %d", s)
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d", code)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no graceful shutdown")
+	if code := stop(); code != 0 {
+		t.Errorf("exit %d", code)
 	}
 }

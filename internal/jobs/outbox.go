@@ -161,20 +161,7 @@ func derefID(p *int64) int64 {
 
 // ListOutbox lists an account's outbox, newest first.
 func ListOutbox(ctx context.Context, q db.Querier, acct account.Account, limit int) ([]Message, error) {
-	rows, err := q.Query(ctx, selectMessage+` FROM outbox WHERE account_id = ? ORDER BY id DESC LIMIT ?`, acct.ID, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Message{}
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return ListOutboxFiltered(ctx, q, acct, OutboxFilter{}, limit)
 }
 
 const selectMessage = `SELECT id, kind, channel, recipient, client_id, body, status, attempts, scheduled_at, created_at, sent_at, source_type, source_id,
