@@ -48,11 +48,15 @@ func TestBatchWaitsForItsTurn(t *testing.T) {
 		if !errs.Is(err, errs.BatchInProgress) || time.Since(start) > 5*time.Second {
 			t.Fatalf("err = %v after %v", err, time.Since(start))
 		}
-		// Once it is released the batch runs.
+		// Once it is released the batch runs. The wait is long here: under
+		// the race detector on a loaded machine 30 ms did not always cover
+		// the 10 ms until the release (CI failed once on PostgreSQL).
+		in.Wait = 10 * time.Second
 		go func() { time.Sleep(10 * time.Millisecond); <-lock }()
 		if _, err := in.Ingest(context.Background(), acct, oneRow(), time.Now()); err != nil {
 			t.Fatalf("after release: %v", err)
 		}
+		in.Wait = 30 * time.Millisecond
 		// Dry runs never wait: they write nothing.
 		lock <- struct{}{}
 		req := oneRow()
