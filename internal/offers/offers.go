@@ -103,8 +103,8 @@ func run(ctx context.Context, tx *db.Tx, l list, now time.Time) (bool, error) {
 }
 
 // offer gives each waiting entry, in queue order (priority, then age, then
-// id), the earliest free slot of its service starting at least MinLead from
-// now that fits its preferences —
+// id), the earliest free slot of its service (the slots availability
+// counts, from now on) that fits its preferences —
 // its preferred professional, its time window (morning before 13:00,
 // afternoon 13:00-18:00, evening from 18:00, in the account's zone) and its
 // earliest and latest dates — and holds that slot until seat_expires_at.
@@ -154,7 +154,7 @@ func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now tim
 			return err
 		}
 		for _, s := range bySvc[pk.serviceID] {
-			if s.Start.Before(now.Add(MinLead)) || pref != nil && s.ProfessionalID != *pref {
+			if pref != nil && s.ProfessionalID != *pref {
 				continue
 			}
 			if !fits(s.Start.In(loc), window, earliest, latest) || overlaps(taken[s.ProfessionalID], s.Start, s.End) {
@@ -180,12 +180,9 @@ func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now tim
 	us := db.Micros(now)
 	events := make([]jobs.Event, 0, len(picks))
 	for _, p := range picks {
-		// The hold lasts seat_ttl, and never past the slot's start: a yes
-		// after that could only book the past.
+		// The hold lasts seat_ttl (decisions.md §3); a yes that arrives
+		// after the slot has begun is answered "no longer available".
 		expires := now.Add(l.seatTTL)
-		if p.slot.Start.Before(expires) {
-			expires = p.slot.Start
-		}
 		if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET status = 'queued', queued_at = ?, offered_at = ?, seat_expires_at = ?,
 				queue_attempts = queue_attempts + 1, offer_professional_id = ?, offer_start_at = ?, offer_end_at = ?, updated_at = ?
 			WHERE account_id = ? AND id = ?`, us, us, db.Micros(expires), p.slot.ProfessionalID, db.Micros(p.slot.Start), db.Micros(p.slot.End), us,
@@ -206,10 +203,6 @@ func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now tim
 	}
 	return jobs.Emit(ctx, tx, acct, now, events...)
 }
-
-// MinLead is how soon a slot may start to be offered: a patient told about
-// it needs time to answer and to come.
-const MinLead = 15 * time.Minute
 
 // Time windows of time_preference, in the account's zone.
 const (

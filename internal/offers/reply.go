@@ -30,9 +30,9 @@ type ReplyResult struct {
 //   - yes, the hold still valid and the slot still free: the slot is booked
 //     (source waitlist, already confirmed), the entry is booked, the
 //     webhooks fire, and the answer names the appointment;
-//   - yes too late (expired, released because a booking took the slot, or
-//     the slot is no longer free): "no longer available", the entry stays
-//     on the list;
+//   - yes too late (expired, released because a booking took the slot, the
+//     slot has begun or is no longer free): "no longer available", the
+//     entry stays on the list;
 //   - no: the hold is released, the entry waits again, and the slot is
 //     offered to the next entry of the list at once.
 //
@@ -60,7 +60,9 @@ func Reply(ctx context.Context, tx *db.Tx, acct account.Account, clientID int64,
 		return ReplyResult{}, fmt.Errorf("seat offer of client %d: %w", clientID, err)
 	}
 	gone := ReplyResult{Handled: true, Answer: texts.Render(lang, texts.NoLongerAvailable, texts.Vars{})}
-	active := status == "queued" && expires != nil && *expires > db.Micros(now) && start != nil && end != nil
+	// A hold is live until seat_expires_at; a slot that has begun can no
+	// longer be taken, whatever the hold says.
+	active := status == "queued" && expires != nil && *expires > db.Micros(now) && start != nil && end != nil && *start > db.Micros(now)
 	if !yes {
 		if !active {
 			return ReplyResult{Handled: true, Answer: texts.Render(lang, texts.SeatReleased, texts.Vars{})}, nil
@@ -80,6 +82,9 @@ func Reply(ctx context.Context, tx *db.Tx, acct account.Account, clientID int64,
 		return ReplyResult{Handled: true, Answer: texts.Render(lang, texts.SeatReleased, texts.Vars{})}, nil
 	}
 	if !active {
+		if status == "queued" { // the slot has begun: the entry waits for another
+			return gone, release(ctx, tx, acct, entryID, now)
+		}
 		return gone, nil
 	}
 	// Another booking may hold the time without having released the hold

@@ -18,9 +18,8 @@ import (
 )
 
 // seatEnv is the acme fixture on Tuesday 2026-11-24 at 13:30 Madrid, with
-// an appointment from 15:15 to 17:00: the first run (13:45) sees two seats
-// with Dr. López that start at least 15 minutes later, 14:15 and 14:45 (the
-// 13:45 one is too soon).
+// appointments 13:45-14:15 and 15:15-17:00: the first run (13:45) sees two
+// seats with Dr. López, 14:15 and 14:45.
 type seatEnv struct {
 	t     *testing.T
 	store *db.DB
@@ -42,12 +41,14 @@ func newSeatEnv(t *testing.T, store *db.DB) *seatEnv {
 		t.Fatal(err)
 	}
 	acct, _ := account.BySlug(ctx, store, "acme")
-	start, _ := calendar.ParseWallTime("2026-11-24T15:15:00")
-	end, _ := calendar.ParseWallTime("2026-11-24T17:00:00")
 	svc, pro, et := "Limpieza dental", "Dr. López", "In person"
-	if _, err := calendar.Book(ctx, store, acct, calendar.BookRequest{Client: calendar.ClientInput{Phone: "+34611000077", FirstName: "Ocupado"},
-		ServiceName: &svc, ProfessionalName: &pro, EventTypeName: &et, StartAt: start, EndAt: end, Timezone: "Europe/Madrid"}, now); err != nil {
-		t.Fatal(err)
+	for _, span := range [][2]string{{"13:45", "14:15"}, {"15:15", "17:00"}} {
+		start, _ := calendar.ParseWallTime("2026-11-24T" + span[0] + ":00")
+		end, _ := calendar.ParseWallTime("2026-11-24T" + span[1] + ":00")
+		if _, err := calendar.Book(ctx, store, acct, calendar.BookRequest{Client: calendar.ClientInput{Phone: "+34611000077", FirstName: "Ocupado"},
+			ServiceName: &svc, ProfessionalName: &pro, EventTypeName: &et, StartAt: start, EndAt: end, Timezone: "Europe/Madrid"}, now); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return &seatEnv{t: t, store: store, acct: acct, now: now}
 }
@@ -123,15 +124,15 @@ func TestSeatOfferNamesAndHoldsASlot(t *testing.T) {
 		}
 		var body string
 		store.QueryRow(ctx, `SELECT body FROM outbox WHERE kind = 'seat_offer' AND client_id = ?`, aClient).Scan(&body)
-		for _, want := range []string{"martes 24 de noviembre a las 14:15", "Dr. López", "Limpieza dental", "14:15"} {
+		for _, want := range []string{"martes 24 de noviembre a las 14:15", "Dr. López", "Limpieza dental", "15:45"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("offer %q does not say %q", body, want)
 			}
 		}
 		// Held slots are not free for anyone else.
 		slots, err := calendar.FreeSlots(ctx, store, e.acct, nil, run, run.Add(3*time.Hour), run)
-		if err != nil || len(slots) != 1 || !slots[0].Start.Equal(run) {
-			t.Fatalf("free slots while both are held: %v %v (want only the 13:45 one, too soon to offer)", slots, err)
+		if err != nil || len(slots) != 0 {
+			t.Fatalf("free slots while both are held: %v %v", slots, err)
 		}
 
 		// "No" releases B's slot and offers it to C in the same transaction.
@@ -168,17 +169,22 @@ func TestSeatOfferNamesAndHoldsASlot(t *testing.T) {
 			t.Fatal("a repeated yes booked twice")
 		}
 
-		// C's hold ends when its slot starts (14:45, before the 2 h TTL); a
-		// late "sí" is answered "no longer available".
-		if _, err := offers.RunDue(ctx, store, madridAt(15, 0)); err != nil {
-			t.Fatal(err)
-		}
-		if o := e.entry(c); o.status != "waiting" {
-			t.Fatalf("after expiry C is %+v", o)
-		}
+		// C's slot begins at 14:45 while the hold still runs (until 15:50):
+		// a "sí" after that is answered "no longer available" and C waits
+		// again.
 		late := e.reply(cClient, true, madridAt(15, 5))
 		if !late.Handled || late.Booked != nil || !strings.Contains(late.Answer, "ya no está disponible") {
 			t.Fatalf("late yes: %+v", late)
+		}
+		if o := e.entry(c); o.status != "waiting" {
+			t.Fatalf("after a yes to a slot that began, C is %+v", o)
+		}
+		// After the hold expired too: still "no longer available".
+		if _, err := offers.RunDue(ctx, store, madridAt(16, 0)); err != nil {
+			t.Fatal(err)
+		}
+		if again := e.reply(cClient, true, madridAt(16, 5)); !again.Handled || again.Booked != nil {
+			t.Fatalf("yes after expiry: %+v", again)
 		}
 		var n int
 		store.QueryRow(ctx, `SELECT COUNT(*) FROM appointments WHERE source = 'waitlist'`).Scan(&n)
