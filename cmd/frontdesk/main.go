@@ -66,6 +66,7 @@ Usage:
   frontdesk bench [--db DSN] [--sizes 0,100k,1M] [--messages 10k,1M] [--out FILE]  measure against the raw floor
   frontdesk bench load --addr HOST:PORT [--duration 60s] [--pid PID]  load run against a running server
   frontdesk channels test --account SLUG --channel KEY --to NUMBER   send one real test message
+  frontdesk mcp --base-url URL --key KEY             the MCP tools over stdio, for AI agents (through the public API)
   frontdesk migrate                                  bring the schema up to date
   frontdesk backup --out FILE [--force]              consistent copy of a running SQLite database (PostgreSQL: prints the pg_dump command)
   frontdesk restore --from FILE                      replace a stopped server's SQLite database with a backup
@@ -119,6 +120,8 @@ func run(ctx context.Context, args []string, env *Env) int {
 		err = cmdBackup(ctx, args[1:], env)
 	case "restore":
 		err = cmdRestore(ctx, args[1:], env)
+	case "mcp":
+		err = cmdMcp(ctx, args[1:], env)
 	case "version":
 		fmt.Fprintln(env.Stdout, "frontdesk", buildVersion())
 	default:

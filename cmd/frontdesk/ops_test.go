@@ -30,6 +30,7 @@ func TestHelp(t *testing.T) {
 		{"outbox"}, {"outbox", "list"}, {"webhooks"}, {"webhooks", "deliveries"},
 		{"chat"}, {"chat", "import"}, {"import"}, {"import", "pipeline"}, {"import", "waitlist"},
 		{"bench"}, {"bench", "load"}, {"migrate"}, {"backup"}, {"restore"}, {"channels"}, {"channels", "test"},
+		{"mcp"},
 	}
 	for _, cmd := range commands {
 		name := strings.Join(cmd, " ")

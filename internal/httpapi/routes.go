@@ -45,6 +45,9 @@ func (s *Server) routes() {
 	s.handle("GET "+p+"/chat/conversations", s.handleListConversations)
 	s.handle("GET "+p+"/chat/conversations/{session_id}/messages", s.handleListMessages)
 
+	// AI agents: the Model Context Protocol over the same keys (mcp.go).
+	s.mux.Handle("/mcp", s.mcpHandler())
+
 	// Provider callbacks (decisions.md §8): no key, the provider's signature.
 	s.handle("POST /hooks/twilio/{channel_uuid}/status", s.handleTwilioStatus)
 	s.handle("POST /hooks/twilio/{channel_uuid}/inbound", s.handleTwilioInbound)
