@@ -119,7 +119,8 @@ var libpqParams = map[string]bool{
 func pgDumpCommand(dsn, file string) string {
 	u, err := url.Parse(dsn)
 	if err != nil {
-		return "pg_dump --format=custom --file " + shellQuote(file) + " DATABASE_URL  # the configured URL does not parse: " + err.Error()
+		// Never err.Error(): it quotes the whole URL, password included.
+		return "pg_dump --format=custom --file " + shellQuote(file) + " DATABASE_URL  # the configured URL does not parse as a URL"
 	}
 	if u.User != nil {
 		u.User = url.User(u.User.Username())

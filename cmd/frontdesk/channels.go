@@ -37,9 +37,10 @@ func newMessaging(env *Env, store *db.DB, log *slog.Logger, box *secrets.Box, pu
 	d := &relay.Deliverer{DB: store, Secrets: box, Clock: clk, Providers: providers, PublicURL: publicURL}
 	hooks := &relay.Hooks{DB: store, Secrets: box, Clock: clk, Answer: relay.QueueAnswer, Metrics: metrics}
 	// Replies that act (decisions.md §8), first to act wins: a yes/no
-	// answers the client's newest seat offer first (its hold is about to
-	// expire), then their pending confirmation request.
-	hooks.Replies = []relay.ReplyHandler{seatOfferReplies, relay.ConfirmationReplies(hooks.Answer)}
+	// answers the client's live seat offer first (its hold is about to
+	// expire), then their pending confirmation request, and only then a
+	// recent offer that no longer holds a slot ("no longer available").
+	hooks.Replies = []relay.ReplyHandler{seatOfferReplies(true), relay.ConfirmationReplies(hooks.Answer), seatOfferReplies(false)}
 	return messaging{sender: relay.JobSender{Deliverer: d, Metrics: metrics}, hooks: hooks}, nil
 }
 
@@ -126,14 +127,17 @@ func cmdChannels(ctx context.Context, args []string, env *Env) error {
 	return enc.Encode(out)
 }
 
-// seatOfferReplies hands a client's yes/no to their seat offer.
-func seatOfferReplies(ctx context.Context, tx *db.Tx, r relay.Reply, now time.Time) (bool, error) {
-	if r.Client == nil {
-		return false, nil
+// seatOfferReplies hands a client's yes/no to their seat offer (liveOnly:
+// only while it still holds a slot).
+func seatOfferReplies(liveOnly bool) relay.ReplyHandler {
+	return func(ctx context.Context, tx *db.Tx, r relay.Reply, now time.Time) (bool, error) {
+		if r.Client == nil {
+			return false, nil
+		}
+		res, err := offers.Reply(ctx, tx, r.Account, r.Client.ID, r.Intent == channels.IntentYes, liveOnly, now)
+		if err != nil || !res.Handled {
+			return false, err
+		}
+		return true, relay.QueueAnswer(ctx, tx, r, res.Answer, now)
 	}
-	res, err := offers.Reply(ctx, tx, r.Account, r.Client.ID, r.Intent == channels.IntentYes, now)
-	if err != nil || !res.Handled {
-		return false, err
-	}
-	return true, relay.QueueAnswer(ctx, tx, r, res.Answer, now)
 }

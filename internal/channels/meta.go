@@ -197,7 +197,8 @@ func ParseMetaWebhook(body []byte) ([]Inbound, []StatusUpdate, error) {
 				if m.ID == "" || m.From == "" {
 					return nil, nil, fmt.Errorf("a message needs id and from")
 				}
-				in := Inbound{ProviderID: m.ID, From: "+" + strings.TrimPrefix(m.From, "+"), To: v.Metadata.DisplayPhoneNumber, Name: names[m.From]}
+				in := Inbound{ProviderID: m.ID, PhoneNumberID: v.Metadata.PhoneNumberID, From: "+" + strings.TrimPrefix(m.From, "+"),
+					To: v.Metadata.DisplayPhoneNumber, Name: names[m.From]}
 				switch m.Type {
 				case "text":
 					in.Body = m.Text.Body
@@ -220,7 +221,7 @@ func ParseMetaWebhook(body []byte) ([]Inbound, []StatusUpdate, error) {
 				if s.ID == "" {
 					return nil, nil, fmt.Errorf("a status needs id")
 				}
-				u := StatusUpdate{ProviderID: s.ID, Status: metaStatus(s.Status)}
+				u := StatusUpdate{ProviderID: s.ID, PhoneNumberID: v.Metadata.PhoneNumberID, Status: metaStatus(s.Status)}
 				if len(s.Errors) > 0 {
 					u.ErrorCode, u.Error = s.Errors[0].Code.String(), s.Errors[0].Title
 				}

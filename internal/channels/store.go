@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -68,12 +69,16 @@ func scanChannel(row interface{ Scan(...any) error }, box *secrets.Box, withCred
 	if withCredentials {
 		creds, err := OpenCredentials(box, sealed)
 		if err != nil {
-			return ch, fmt.Errorf("channel %q credentials: %w", ch.Key, err)
+			return ch, &credentialsError{fmt.Errorf("channel %q credentials: %w", ch.Key, err)}
 		}
 		ch.Credentials = creds
 	}
 	return ch, nil
 }
+
+type credentialsError struct{ error }
+
+func (e *credentialsError) Unwrap() error { return e.error }
 
 // OpenCredentials opens a sealed credentials object.
 func OpenCredentials(box *secrets.Box, sealed string) (map[string]string, error) {
@@ -95,6 +100,9 @@ func OpenCredentials(box *secrets.Box, sealed string) (map[string]string, error)
 // credentials opened. The account comes from the channel: callbacks carry no
 // key, the uuid is their tenant. An unknown uuid is NOT_FOUND.
 func ByUUID(ctx context.Context, q db.Querier, box *secrets.Box, uuid string) (Channel, error) {
+	if !isUUID(uuid) { // never reaches SQL: a NUL byte is an error on PostgreSQL
+		return Channel{}, errs.New(errs.NotFound, "channel not found")
+	}
 	if len(uuid) > 64 {
 		return Channel{}, errs.New(errs.NotFound, "channel not found")
 	}
@@ -107,7 +115,24 @@ func ByUUID(ctx context.Context, q db.Querier, box *secrets.Box, uuid string) (C
 
 // ByKey finds one of acct's channels by its key, credentials opened.
 func ByKey(ctx context.Context, q db.Querier, box *secrets.Box, acct account.Account, key string) (Channel, error) {
-	ch, err := scanChannel(q.QueryRow(ctx, selectChannel+` WHERE account_id = ? AND file_key = ?`, acct.ID, key), box, true)
+	return byKey(ctx, q, box, acct, key, true)
+}
+
+// ErrCredentials is stored credentials that do not open with the server's
+// key (it changed, or is not set).
+var ErrCredentials = errs.New(errs.ValidationError, "the channel's stored credentials do not open with this server's FRONTDESK_SECRET_KEY: give them again in the workspace file")
+
+// ByKeyWithoutCredentials finds a channel without opening its credentials.
+func ByKeyWithoutCredentials(ctx context.Context, q db.Querier, acct account.Account, key string) (Channel, error) {
+	return byKey(ctx, q, nil, acct, key, false)
+}
+
+func byKey(ctx context.Context, q db.Querier, box *secrets.Box, acct account.Account, key string, withCredentials bool) (Channel, error) {
+	ch, err := scanChannel(q.QueryRow(ctx, selectChannel+` WHERE account_id = ? AND file_key = ?`, acct.ID, key), box, withCredentials)
+	var credErr *credentialsError
+	if errors.As(err, &credErr) {
+		return Channel{}, ErrCredentials
+	}
 	if db.IsNoRows(err) {
 		return Channel{}, errs.WithDetails(errs.NotFound, map[string]any{"field": "channel"}, "no channel %q in this account", key)
 	}
@@ -143,6 +168,15 @@ func Save(ctx context.Context, tx *db.Tx, box *secrets.Box, acct account.Account
 		tpls = []byte("{}")
 	}
 	cur, err := scanChannel(tx.QueryRow(ctx, selectChannel+` WHERE account_id = ? AND file_key = ?`, acct.ID, ch.Key), box, true)
+	var credErr *credentialsError
+	if errors.As(err, &credErr) {
+		if ch.Credentials == nil {
+			return 0, "", ErrCredentials
+		}
+		// New credentials replace ones that no longer open.
+		cur, err = scanChannel(tx.QueryRow(ctx, selectChannel+` WHERE account_id = ? AND file_key = ?`, acct.ID, ch.Key), box, false)
+		cur.Credentials = map[string]string{"": "unreadable"}
+	}
 	switch {
 	case db.IsNoRows(err):
 		sealed, err := sealCredentials(box, ch.Credentials)
@@ -323,4 +357,25 @@ func (q QuietHours) Until(t time.Time, loc *time.Location) (time.Time, bool) {
 		return at(midnight, q.To), true
 	}
 	return time.Time{}, false
+}
+
+// isUUID reports whether s is 36 characters of hex digits and dashes in the
+// 8-4-4-4-12 layout.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -128,10 +128,11 @@ func VerifyTwilio(authToken, fullURL string, form url.Values, signature string) 
 
 // StatusUpdate is a provider's report on a message it accepted.
 type StatusUpdate struct {
-	ProviderID string
-	Status     string // sent, delivered, read, failed (our vocabulary)
-	ErrorCode  string
-	Error      string
+	ProviderID    string
+	PhoneNumberID string // Meta: the business number the report is about
+	Status        string // sent, delivered, read, failed (our vocabulary)
+	ErrorCode     string
+	Error         string
 }
 
 // Media is an inbound attachment's metadata.
@@ -145,12 +146,13 @@ type Media struct {
 
 // Inbound is a message a patient sent to a channel's number.
 type Inbound struct {
-	ProviderID string
-	From       string // as the provider wrote it (E.164, or Meta's wa_id digits)
-	To         string
-	Body       string
-	Name       string // the sender's profile name, when the provider knows it
-	Media      []Media
+	ProviderID    string
+	PhoneNumberID string // Meta: the business number that received it
+	From          string // as the provider wrote it (E.164, or Meta's wa_id digits)
+	To            string
+	Body          string
+	Name          string // the sender's profile name, when the provider knows it
+	Media         []Media
 }
 
 // twilioStatus maps Twilio's MessageStatus onto the outbox's statuses;

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/pipeline"
@@ -200,7 +201,11 @@ func (d *Dashboard) toggleNode(w http.ResponseWriter, r *http.Request, s *sessio
 		return err
 	}
 	active := r.PostForm.Get("active") == "true"
-	if err := SetNodeActive(r.Context(), d.db, s.Account, pid, r.PathValue("uuid"), active); err != nil {
+	node := r.PathValue("uuid")
+	if !utf8.ValidString(node) || strings.ContainsRune(node, 0) || len(node) > 64 {
+		return notFound("Input node", node) // never reaches SQL (a NUL is an error on PostgreSQL)
+	}
+	if err := SetNodeActive(r.Context(), d.db, s.Account, pid, node, active); err != nil {
 		return err
 	}
 	msg := "Input node deactivated: ingest through it is refused."

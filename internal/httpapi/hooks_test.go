@@ -66,6 +66,8 @@ channels:
 				map[string]string{"X-Hub-Signature-256": channels.MetaSignature("appsec", []byte(metaBody))}, 200, "received"},
 			{"meta malformed JSON", "POST", meta, "application/json", "{", map[string]string{"X-Hub-Signature-256": channels.MetaSignature("appsec", []byte("{"))}, 400, `"VALIDATION_ERROR"`},
 			{"meta unsigned", "POST", meta, "application/json", metaBody, nil, 403, `"FORBIDDEN"`},
+			{"a NUL byte as the channel", "GET", "/hooks/whatsapp/%00?hub.mode=subscribe", "", "", nil, 404, `"NOT_FOUND"`},
+			{"not a uuid", "POST", "/hooks/twilio/x'1/status", "application/x-www-form-urlencoded", good.Encode(), nil, 404, `"NOT_FOUND"`},
 		} {
 			t.Run(test.name, func(t *testing.T) {
 				req := httptest.NewRequest(test.method, test.path, strings.NewReader(test.body))

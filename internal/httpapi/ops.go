@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sync"
 	"time"
@@ -58,8 +59,14 @@ func (rd *readiness) writable(ctx context.Context, store *db.DB, now time.Time) 
 	if !rd.at.IsZero() && time.Since(rd.at) < readyWriteEvery {
 		return rd.err
 	}
-	rd.err = store.Heartbeat(ctx, now)
-	rd.at = time.Now()
+	err := store.Heartbeat(ctx, now)
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		// The write did not get its turn in time (a long batch holds
+		// SQLite's writer): busy is not refusing. Keep the last real
+		// answer and probe again next time.
+		return rd.err
+	}
+	rd.err, rd.at = err, time.Now()
 	return rd.err
 }
 

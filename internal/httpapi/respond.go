@@ -7,7 +7,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"syscall"
 
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/valid"
@@ -120,9 +122,14 @@ func readRaw(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	case errors.Is(err, http.ErrBodyReadAfterClose):
 		return nil, err // the server's own mistake
 	}
-	// Every other failure to read a body comes from the connection: the
-	// client hung up mid-body (unexpected EOF), reset it, or stopped sending.
-	return nil, clientGone{err}
+	// The client hung up mid-body (unexpected EOF), reset the connection or
+	// stopped sending: it is gone. Anything else (a malformed chunked body
+	// from a client still there) is the client's mistake and gets an answer.
+	var ne net.Error
+	if r.Context().Err() != nil || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.As(err, &ne) {
+		return nil, clientGone{err}
+	}
+	return nil, errs.New(errs.ValidationError, "The request body could not be read: %v.", err)
 }
 
 // checkQueryString refuses a query string that Go cannot parse whole: a 422

@@ -183,6 +183,14 @@ func (w *Worker) runBatch(ctx context.Context, claimed []Job) {
 			continue
 		}
 		if call, ok := w.Calls[j.Kind]; ok {
+			// The batch's calls run one after another; renewing this job's
+			// lease right before its call keeps a slow batch from letting
+			// another worker reclaim jobs it is about to send (which would
+			// send them twice). A job another worker already took over is
+			// left to it.
+			if ok, err := w.renew(ctx, j); err != nil || !ok {
+				continue
+			}
 			acct, err := accounts.get(ctx, w.DB, j.AccountID)
 			if err == nil {
 				err = call(ctx, w.DB, acct, j)
@@ -271,6 +279,18 @@ func (w *Worker) fail(ctx context.Context, j Job, cause error, permanent bool) {
 		w.DB.Exec(ctx, `UPDATE outbox SET status = 'failed', error = COALESCE(error, ?)
 			WHERE id = (SELECT outbox_id FROM jobs WHERE id = ?) AND status = 'pending'`, msg, j.ID)
 	}
+}
+
+// renew extends a claimed job's lease; false when the job is no longer
+// this worker's (its lease ran out and another worker claimed it).
+func (w *Worker) renew(ctx context.Context, j Job) (bool, error) {
+	res, err := w.DB.Exec(ctx, `UPDATE jobs SET locked_until = ? WHERE id = ? AND status = 'running' AND attempts = ?`,
+		db.Micros(w.Clock.Now().Add(w.lease())), j.ID, j.Attempts)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
 // defer_ puts a job back to run at until without counting the attempt

@@ -13,6 +13,7 @@ package offers
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
@@ -113,6 +114,9 @@ func run(ctx context.Context, tx *db.Tx, l list, now time.Time) (bool, error) {
 // this run is taken for every service of the professional. except is an
 // entry that must not be offered in this run (it just said no).
 func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now time.Time, except int64) error {
+	if err := lockOffers(ctx, tx, acct); err != nil {
+		return err
+	}
 	serviceIDs, err := ids(ctx, tx, `SELECT service_id FROM waitlist_services WHERE account_id = ? AND waitlist_id = ? ORDER BY service_id`, acct.ID, l.id)
 	if err != nil || len(serviceIDs) == 0 {
 		return err
@@ -129,6 +133,7 @@ func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now tim
 			e.preferred_professional_id, e.time_preference, e.earliest_date, e.latest_date
 		FROM waitlist_entries e JOIN services s ON s.id = e.service_id JOIN clients c ON c.id = e.client_id
 		WHERE e.account_id = ? AND e.waitlist_id = ? AND e.status = 'waiting' AND NOT e.flagged_for_review AND e.id <> ?
+			AND c.phone_national IS NOT NULL AND c.phone_national <> ''
 		ORDER BY e.priority, e.created_at, e.id`, acct.ID, l.id, except)
 	if err != nil {
 		return err
@@ -183,11 +188,15 @@ func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now tim
 		// The hold lasts seat_ttl (decisions.md §3); a yes that arrives
 		// after the slot has begun is answered "no longer available".
 		expires := now.Add(l.seatTTL)
-		if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET status = 'queued', queued_at = ?, offered_at = ?, seat_expires_at = ?,
+		res, err := tx.Exec(ctx, `UPDATE waitlist_entries SET status = 'queued', queued_at = ?, offered_at = ?, seat_expires_at = ?,
 				queue_attempts = queue_attempts + 1, offer_professional_id = ?, offer_start_at = ?, offer_end_at = ?, updated_at = ?
-			WHERE account_id = ? AND id = ?`, us, us, db.Micros(expires), p.slot.ProfessionalID, db.Micros(p.slot.Start), db.Micros(p.slot.End), us,
-			acct.ID, p.entryID); err != nil {
+			WHERE account_id = ? AND id = ? AND status = 'waiting'`, us, us, db.Micros(expires), p.slot.ProfessionalID, db.Micros(p.slot.Start), db.Micros(p.slot.End), us,
+			acct.ID, p.entryID)
+		if err != nil {
 			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			continue // the entry changed since it was read: no offer, no message
 		}
 		id, client := p.entryID, p.clientID
 		events = append(events, jobs.Event{Type: jobs.EventWaitlistSeatOffered, SourceID: id, Data: map[string]any{
@@ -280,4 +289,19 @@ func ids(ctx context.Context, q db.Querier, query string, args ...any) ([]int64,
 		out = append(out, id)
 	}
 	return out, rows.Err()
+}
+
+// lockOffers serialises seat offering within an account on PostgreSQL: a
+// scheduled run and the immediate re-offer after a "no" (or runs of two
+// lists sharing a professional, on two instances) would otherwise each
+// compute free slots without the other's uncommitted holds and offer one
+// slot twice. SQLite's write transactions already run one at a time.
+func lockOffers(ctx context.Context, tx *db.Tx, acct account.Account) error {
+	if tx.Dialect().Engine != db.Postgres {
+		return nil
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "offers/%d", acct.ID)
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(h.Sum64()))
+	return err
 }

@@ -36,8 +36,10 @@ type ReplyResult struct {
 //   - no: the hold is released, the entry waits again, and the slot is
 //     offered to the next entry of the list at once.
 //
-// A client with no offer in the last LateReplyWindow is not handled.
-func Reply(ctx context.Context, tx *db.Tx, acct account.Account, clientID int64, yes bool, now time.Time) (ReplyResult, error) {
+// A client with no offer in the last LateReplyWindow is not handled; with
+// liveOnly, neither is one whose newest offer no longer holds a slot (so
+// that a pending confirmation request gets the reply first).
+func Reply(ctx context.Context, tx *db.Tx, acct account.Account, clientID int64, yes, liveOnly bool, now time.Time) (ReplyResult, error) {
 	var (
 		entryID, listID, serviceID, proID int64
 		status                            string
@@ -63,6 +65,9 @@ func Reply(ctx context.Context, tx *db.Tx, acct account.Account, clientID int64,
 	// A hold is live until seat_expires_at; a slot that has begun can no
 	// longer be taken, whatever the hold says.
 	active := status == "queued" && expires != nil && *expires > db.Micros(now) && start != nil && end != nil && *start > db.Micros(now)
+	if liveOnly && !active {
+		return ReplyResult{}, nil
+	}
 	if !yes {
 		if !active {
 			return ReplyResult{Handled: true, Answer: texts.Render(lang, texts.SeatReleased, texts.Vars{})}, nil

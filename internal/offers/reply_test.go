@@ -87,7 +87,7 @@ func (e *seatEnv) reply(client int64, yes bool, at time.Time) offers.ReplyResult
 	var res offers.ReplyResult
 	err := e.store.Transact(context.Background(), func(tx *db.Tx) error {
 		var err error
-		res, err = offers.Reply(context.Background(), tx, e.acct, client, yes, at)
+		res, err = offers.Reply(context.Background(), tx, e.acct, client, yes, false, at)
 		return err
 	})
 	if err != nil {
@@ -179,6 +179,17 @@ func TestSeatOfferNamesAndHoldsASlot(t *testing.T) {
 		if o := e.entry(c); o.status != "waiting" {
 			t.Fatalf("after a yes to a slot that began, C is %+v", o)
 		}
+		// A reply handler that only takes live offers leaves this one to
+		// others (a pending confirmation request comes first).
+		if err := store.Transact(ctx, func(tx *db.Tx) error {
+			r, err := offers.Reply(ctx, tx, e.acct, cClient, true, true, madridAt(15, 6))
+			if err == nil && r.Handled {
+				t.Errorf("liveOnly handled a dead offer: %+v", r)
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
 		// After the hold expired too: still "no longer available".
 		if _, err := offers.RunDue(ctx, store, madridAt(16, 0)); err != nil {
 			t.Fatal(err)
@@ -248,7 +259,7 @@ func TestConcurrentAcceptances(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				err := store.Transact(ctx, func(tx *db.Tx) error {
-					res, err := offers.Reply(ctx, tx, e.acct, aClient, true, run.Add(time.Minute))
+					res, err := offers.Reply(ctx, tx, e.acct, aClient, true, false, run.Add(time.Minute))
 					if err == nil && res.Booked != nil {
 						mu.Lock()
 						booked++

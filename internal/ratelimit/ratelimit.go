@@ -66,7 +66,7 @@ type Options struct {
 }
 
 // overflow is the bucket shared by names that arrive past MaxBuckets.
-const overflow = "\x00overflow"
+const overflow = "overflow" // key buckets are "key:N": no key can be named so
 
 // Limiter holds the buckets. It is safe for concurrent use.
 type Limiter struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
@@ -100,6 +101,11 @@ func (h *Hooks) TwilioInbound(ctx context.Context, uuid, fullURL string, form ur
 	if err != nil {
 		return bad("%v", err)
 	}
+	// A message to another number (a webhook pointed at the wrong channel)
+	// is not this account's: nothing is recorded.
+	if in.To != "" && phone.Digits(in.To) != phone.Digits(ch.From) {
+		return nil
+	}
 	return h.inbound(ctx, ch, []channels.Inbound{in}, nil)
 }
 
@@ -129,6 +135,11 @@ func (h *Hooks) MetaEvent(ctx context.Context, uuid string, body []byte, signatu
 	if err != nil {
 		return bad("%v", err)
 	}
+	// Meta sends every number of an app to the same webhook, signed with the
+	// same app secret: only this channel's number belongs to its account.
+	own := ch.Credentials["phone_number_id"]
+	ins = slices.DeleteFunc(ins, func(in channels.Inbound) bool { return in.PhoneNumberID != "" && in.PhoneNumberID != own })
+	sts = slices.DeleteFunc(sts, func(u channels.StatusUpdate) bool { return u.PhoneNumberID != "" && u.PhoneNumberID != own })
 	for _, u := range sts {
 		h.Metrics.status(channels.ProviderMeta, u.Status)
 	}

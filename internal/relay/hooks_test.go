@@ -277,9 +277,18 @@ func TestInboundAndOptOut(t *testing.T) {
 		if n, _ := conversationMessages(t, e, e.other); n != 0 {
 			t.Errorf("other account got %d conversations", n)
 		}
+		// A message to another number (a misrouted webhook) records nothing.
+		other := url.Values{"MessageSid": {"SMin8"}, "From": {"+34600111222"}, "To": {"+34919999999"}, "Body": {"STOP"}, "NumMedia": {"0"}}
+		u, sig := signedTwilio(path, other)
+		if err := e.hooks.TwilioInbound(ctx, twilioUUID, u, other, sig); err != nil {
+			t.Fatal(err)
+		}
+		if out, _ := channels.OptedOut(ctx, store, e.acct, clientID, e.sms.ID); out {
+			t.Error("a STOP sent to another number opted the client out")
+		}
 		// A number in no known format changes nothing.
 		form := url.Values{"MessageSid": {"SMin9"}, "From": {"12"}, "Body": {"x"}}
-		u, sig := signedTwilio(path, form)
+		u, sig = signedTwilio(path, form)
 		if err := e.hooks.TwilioInbound(ctx, twilioUUID, u, form, sig); !errs.Is(err, errs.ValidationError) {
 			t.Errorf("bad From: %v", err)
 		}
@@ -319,6 +328,15 @@ func TestMetaCallbacks(t *testing.T) {
 		}
 		if n, msgs := conversationMessages(t, e, e.acct); n != 1 || len(msgs) != 1 || msgs[0] != "client:gracias" {
 			t.Errorf("%d conversations, %v", n, msgs)
+		}
+		// Another number of the same Meta app: signed alike, not this account's.
+		foreign := []byte(`{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"9999"},
+			"messages":[{"from":"34600111222","id":"wamid.IN9","type":"text","text":{"body":"STOP"}}]}}]}]}`)
+		if err := e.hooks.MetaEvent(ctx, metaUUID, foreign, channels.MetaSignature("meta-secret", foreign)); err != nil {
+			t.Fatal(err)
+		}
+		if n, msgs := conversationMessages(t, e, e.acct); n != 1 || len(msgs) != 1 {
+			t.Errorf("a message to another number of the app was recorded: %d %v", n, msgs)
 		}
 		bad := []byte(`{"entry":[{"changes":[{"value":{"messages":[{"type":"text"}]}}]}]}`)
 		if err := e.hooks.MetaEvent(ctx, metaUUID, bad, channels.MetaSignature("meta-secret", bad)); !errs.Is(err, errs.ValidationError) {

@@ -534,7 +534,7 @@ func (ap *applier) waitlists(ctx context.Context) error {
 		}
 		// A list switched on or off by the file gets or loses its schedule
 		// (from the stored interval: the file may not give it).
-		if _, err := ap.tx.Exec(ctx, `UPDATE waitlists SET next_run_at = CASE WHEN active THEN CAST(? AS BIGINT) + run_every_seconds * 1000000 ELSE NULL END
+		if _, err := ap.tx.Exec(ctx, `UPDATE waitlists SET next_run_at = CASE WHEN active THEN CAST(? AS BIGINT) + CAST(run_every_seconds AS BIGINT) * 1000000 ELSE NULL END
 			WHERE id = ? AND ((active AND next_run_at IS NULL) OR (NOT active AND next_run_at IS NOT NULL))`, db.Micros(ap.now), id); err != nil {
 			return err
 		}

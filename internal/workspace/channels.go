@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/mail"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/frontdesk/frontdesk/internal/channels"
+	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/phone"
 )
 
@@ -213,9 +215,21 @@ func (ap *applier) channels(ctx context.Context) error {
 	for i, spec := range ap.f.Channels {
 		has := spec.keys.has
 		cur, err := channels.ByKey(ctx, ap.tx, ap.box, ap.acct, spec.Key)
-		isNew := err != nil
-		if isNew {
+		isNew := errs.Is(err, errs.NotFound)
+		switch {
+		case isNew:
 			cur = channels.Channel{Key: spec.Key, Active: true}
+		case errors.Is(err, channels.ErrCredentials):
+			creds, given := ap.creds[spec.Key]
+			if !given {
+				return &Error{Problems: []string{fmt.Sprintf("channels[%d].credentials: the stored credentials do not open with this server's FRONTDESK_SECRET_KEY; give them again", i)}}
+			}
+			if cur, err = channels.ByKeyWithoutCredentials(ctx, ap.tx, ap.acct, spec.Key); err != nil {
+				return err
+			}
+			cur.Credentials = creds
+		case err != nil:
+			return err
 		}
 		if has("type") {
 			cur.Type = spec.Type

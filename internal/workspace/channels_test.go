@@ -90,6 +90,23 @@ messaging: {quiet_hours: "22:00-08:00"}
 			t.Errorf("after a partial file: %+v %+v", sms, settings)
 		}
 
+		// Another server key (rotated): a file that does not give the
+		// credentials again is refused, naming them; one that does repairs
+		// the channel.
+		rotated, _ := secrets.New([]byte("fedcba9876543210fedcba9876543210"))
+		other := &workspace.Applier{DB: store, Now: func() time.Time { return now }, Secrets: rotated, Getenv: channelEnv}
+		_, err = other.Apply(ctx, []byte("account: {slug: acme}\nchannels: [{key: sms, from: \"+34910000008\"}]\n"))
+		if err == nil || !strings.Contains(err.Error(), "channels[0].credentials: the stored credentials do not open") {
+			t.Fatalf("partial apply under another key: %v", err)
+		}
+		if _, err := other.Apply(ctx, []byte(channelsFile)); err != nil {
+			t.Fatalf("re-giving the credentials under the new key: %v", err)
+		}
+		if sms, err := channels.ByKey(ctx, store, rotated, acct, "sms"); err != nil || sms.Credentials["auth_token"] != "twilio-tok-1" {
+			t.Fatalf("after repair: %+v %v", sms, err)
+		}
+		ap = other
+
 		// Credentials need the server key; a variable must be set.
 		for _, test := range []struct {
 			name   string
