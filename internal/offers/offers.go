@@ -18,6 +18,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/calendar"
+	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/phone"
@@ -129,12 +130,20 @@ func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now tim
 	for _, s := range slots {
 		bySvc[s.ServiceID] = append(bySvc[s.ServiceID], s)
 	}
+	// A client opted out of the channel seat offers go through would never
+	// hear of the slot: holding it for them would keep it from everyone.
+	optedOutOf, err := seatOfferChannel(ctx, tx, acct)
+	if err != nil {
+		return err
+	}
 	cand, err := tx.Query(ctx, `SELECT e.id, e.service_id, e.client_id, s.name, c.first_name, c.phone_cc, c.phone_national,
 			e.preferred_professional_id, e.time_preference, e.earliest_date, e.latest_date
 		FROM waitlist_entries e JOIN services s ON s.id = e.service_id JOIN clients c ON c.id = e.client_id
 		WHERE e.account_id = ? AND e.waitlist_id = ? AND e.status = 'waiting' AND NOT e.flagged_for_review AND e.id <> ?
 			AND c.phone_national IS NOT NULL AND c.phone_national <> ''
-		ORDER BY e.priority, e.created_at, e.id`, acct.ID, l.id, except)
+			AND NOT EXISTS (SELECT 1 FROM channel_consents cc WHERE cc.account_id = e.account_id AND cc.client_id = e.client_id
+				AND cc.channel_id = ? AND cc.opted_out)
+		ORDER BY e.priority, e.created_at, e.id`, acct.ID, l.id, except, optedOutOf)
 	if err != nil {
 		return err
 	}
@@ -304,4 +313,23 @@ func lockOffers(ctx context.Context, tx *db.Tx, acct account.Account) error {
 	fmt.Fprintf(h, "offers/%d", acct.ID)
 	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(h.Sum64()))
 	return err
+}
+
+// seatOfferChannel is the id of the channel seat offers are routed to (0
+// when there is none: then no consent applies).
+func seatOfferChannel(ctx context.Context, tx *db.Tx, acct account.Account) (int64, error) {
+	settings, err := channels.LoadSettings(ctx, tx, acct)
+	if err != nil {
+		return 0, err
+	}
+	key := settings.ChannelFor(jobs.MsgSeatOffer)
+	if key == "" {
+		return 0, nil
+	}
+	var id int64
+	err = tx.QueryRow(ctx, `SELECT id FROM channels WHERE account_id = ? AND file_key = ?`, acct.ID, key).Scan(&id)
+	if db.IsNoRows(err) {
+		return 0, nil
+	}
+	return id, err
 }

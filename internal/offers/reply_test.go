@@ -10,6 +10,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/calendar"
+	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/offers"
@@ -277,6 +278,47 @@ func TestConcurrentAcceptances(t *testing.T) {
 		store.QueryRow(ctx, `SELECT COUNT(*) FROM appointments WHERE account_id = ? AND source = 'waitlist'`, e.acct.ID).Scan(&n)
 		if n != 1 || booked != 1 {
 			t.Fatalf("%d appointments, %d replies booked; want 1 and 1", n, booked)
+		}
+	})
+}
+
+// A client opted out of the channel seat offers go through is not offered a
+// slot (the offer would be suppressed and the slot held for nobody): the
+// next entry gets it.
+func TestSeatOfferSkipsOptedOutClients(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		e := newSeatEnv(t, store)
+		ctx := context.Background()
+		a, aClient := e.add("+34611000001", 0, "")
+		b, _ := e.add("+34611000002", 1, "")
+		c, _ := e.add("+34611000003", 2, "")
+		var wa int64
+		err := store.Transact(ctx, func(tx *db.Tx) error {
+			var err error
+			if wa, _, err = channels.Save(ctx, tx, nil, e.acct, channels.Channel{Key: "log", Type: channels.TypeLog, Provider: channels.ProviderLog, Active: true},
+				"00000000-0000-4000-8000-0000000000b1", e.now); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `UPDATE accounts SET messaging = '{"default_channel":"log"}' WHERE id = ?`, e.acct.ID); err != nil {
+				return err
+			}
+			_, err = channels.SetConsent(ctx, tx, e.acct, aClient, wa, true, e.now)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := offers.RunDue(ctx, store, madridAt(13, 45)); err != nil {
+			t.Fatal(err)
+		}
+		if o := e.entry(a); o.status != "waiting" {
+			t.Fatalf("the opted-out client's entry is %+v", o)
+		}
+		if o := e.entry(b); o.status != "queued" || db.Time(*o.start) != madridAt(14, 15).UTC() {
+			t.Fatalf("second entry %+v, want the 14:15 slot", o)
+		}
+		if o := e.entry(c); o.status != "queued" || db.Time(*o.start) != madridAt(14, 45).UTC() {
+			t.Fatalf("third entry %+v, want the 14:45 slot", o)
 		}
 	})
 }
