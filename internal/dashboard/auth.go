@@ -271,22 +271,10 @@ func (d *Dashboard) admitSignIn(ctx context.Context, k *throttleKeys) (wait time
 	return 0, false, nil
 }
 
-// countSignInAttempt adds an attempt to key's counter, starting a new
-// window when the last one has passed, and returns the count with this
-// attempt and the window's start (Unix µs). INSERT … ON CONFLICT DO UPDATE
-// … RETURNING holds the row (PostgreSQL) or the database (SQLite) for the
-// whole read-modify-write.
+// countSignInAttempt adds an attempt to key's counter in the throttle's
+// window (account.CountSignInAttempt: one atomic statement).
 func (d *Dashboard) countSignInAttempt(ctx context.Context, key string, now time.Time) (n int, start int64, err error) {
-	expired := db.Micros(now.Add(-d.signInWindow))
-	err = d.db.QueryRow(ctx, `INSERT INTO signin_attempts (throttle_key, n, window_start) VALUES (?, 1, ?)
-		ON CONFLICT (throttle_key) DO UPDATE SET
-			n = CASE WHEN signin_attempts.window_start <= ? THEN 1 ELSE signin_attempts.n + 1 END,
-			window_start = CASE WHEN signin_attempts.window_start <= ? THEN excluded.window_start ELSE signin_attempts.window_start END
-		RETURNING n, window_start`, key, db.Micros(now), expired, expired).Scan(&n, &start)
-	if err != nil {
-		return 0, 0, fmt.Errorf("count sign-in attempt: %w", err)
-	}
-	return n, start, nil
+	return account.CountSignInAttempt(ctx, d.db, key, now, d.signInWindow)
 }
 
 // signInWait is how long until the window that started at start ends.
@@ -301,8 +289,7 @@ func (d *Dashboard) signInWait(start int64, now time.Time) time.Duration {
 // within the window it was counted in. A failed refund only makes the
 // limit stricter until the window ends, so it is logged, not fatal.
 func (d *Dashboard) refundAddressAttempt(ctx context.Context, k throttleKeys) {
-	if _, err := d.db.Exec(ctx, `UPDATE signin_attempts SET n = n - 1 WHERE throttle_key = ? AND window_start = ? AND n > 0`,
-		k.addr, k.addrWindow); err != nil {
+	if err := account.RefundSignInAttempt(ctx, d.db, k.addr, k.addrWindow); err != nil {
 		d.log.Warn("dashboard: refunding a sign-in attempt", "err", err)
 	}
 }
@@ -310,7 +297,7 @@ func (d *Dashboard) refundAddressAttempt(ctx context.Context, k throttleKeys) {
 // signInSucceeded clears the e-mail's counter and gives the attempt back
 // to the address.
 func (d *Dashboard) signInSucceeded(ctx context.Context, k throttleKeys) {
-	if _, err := d.db.Exec(ctx, `DELETE FROM signin_attempts WHERE throttle_key = ?`, k.email); err != nil {
+	if err := account.ClearSignInAttempts(ctx, d.db, k.email); err != nil {
 		// Not fatal: the counter ages out of the window on its own.
 		d.log.Warn("dashboard: clearing sign-in attempts", "err", err)
 	}
@@ -320,7 +307,7 @@ func (d *Dashboard) signInSucceeded(ctx context.Context, k throttleKeys) {
 // sweepSignInAttempts deletes counters whose window has passed; it runs
 // after a failed password, the only case that leaves counters behind.
 func (d *Dashboard) sweepSignInAttempts(ctx context.Context) {
-	if _, err := d.db.Exec(ctx, `DELETE FROM signin_attempts WHERE window_start <= ?`, db.Micros(d.clock.Now().Add(-d.signInWindow))); err != nil {
+	if err := account.SweepSignInAttempts(ctx, d.db, d.clock.Now().Add(-d.signInWindow)); err != nil {
 		d.log.Warn("dashboard: sweeping sign-in attempts", "err", err)
 	}
 }
