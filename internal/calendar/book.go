@@ -112,7 +112,7 @@ func Book(ctx context.Context, store *db.DB, acct account.Account, req BookReque
 
 	var out Booking
 	err = store.Transact(ctx, func(tx *db.Tx) error {
-		if err := contact.LockClients(ctx, tx, acct); err != nil {
+		if err := contact.LockKeys(ctx, tx, acct, contact.Keys{Nationals: []string{num.National}, Emails: []string{req.Client.Email}}); err != nil {
 			return err
 		}
 		cat, err := loadCatalog(ctx, tx, acct)
@@ -151,7 +151,7 @@ func gapError(field, zone string) error {
 // bookingClient applies the single-object phone rule: the client owning the
 // national digits is used as stored (names and e-mail sent are ignored); a
 // new phone creates a client, which needs a name. The caller holds
-// contact.LockClients.
+// contact.LockKeys for the phone and e-mail.
 func bookingClient(ctx context.Context, tx *db.Tx, acct account.Account, in ClientInput, num phone.Number, now time.Time) (contact.Client, bool, error) {
 	found, err := contact.ByNationals(ctx, tx, acct, []string{num.National})
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -231,8 +233,8 @@ type New struct {
 }
 
 // InsertMany creates clients with one multi-row statement and returns their
-// ids in order. The caller holds LockClients, so no concurrent writer can
-// have taken one of the phones since the caller looked them up.
+// ids in order. The caller holds LockKeys for their phones and e-mails, so
+// no concurrent writer can have taken one since the caller looked them up.
 func InsertMany(ctx context.Context, tx *db.Tx, acct account.Account, clients []New, now time.Time) ([]int64, error) {
 	if len(clients) == 0 {
 		return nil, nil
@@ -274,18 +276,77 @@ func insertRow(id int64, acct account.Account, c New, now time.Time) []any {
 		cc, national, email, emailNorm, db.Null(strings.TrimSpace(c.Company)), db.Null(c.Timezone), string(b), lead, db.Micros(now), db.Micros(now)}
 }
 
-// LockClients serialises the transactions that may create clients in one
-// account, so "look up, then create what is missing" can never race into a
-// duplicate or a unique-key failure. SQLite needs nothing: its write
-// transactions (BEGIN IMMEDIATE) already run one at a time. On PostgreSQL it
-// takes a transaction-scoped advisory lock on the account.
-func LockClients(ctx context.Context, tx *db.Tx, acct account.Account) error {
+// Keys are what can make two transactions of one account create or merge
+// the same client: national phone digits, normalised e-mails and client ids
+// named by the request.
+type Keys struct {
+	Nationals []string
+	Emails    []string
+	IDs       []int64
+}
+
+// LockKeys serialises the transactions that may create or merge clients
+// with the same phone, e-mail or id, so "look up, then create what is
+// missing" can never race into a duplicate or a unique-key failure, while
+// transactions about different clients of one account run side by side.
+// On PostgreSQL it takes one transaction-scoped advisory lock per key, all
+// in one statement and in ascending order (two batches never wait for each
+// other in a circle); the unique phone index stays the last word. SQLite
+// needs nothing: its write transactions (BEGIN IMMEDIATE) run one at a
+// time.
+func LockKeys(ctx context.Context, tx *db.Tx, acct account.Account, k Keys) error {
 	if tx.Dialect().Engine != db.Postgres {
 		return nil
 	}
+	keys := make([]int64, 0, len(k.Nationals)+len(k.Emails)+len(k.IDs))
+	for _, n := range k.Nationals {
+		if n != "" {
+			keys = append(keys, lockKey(acct, "p", n))
+		}
+	}
+	for _, e := range k.Emails {
+		if e = NormEmail(e); e != "" {
+			keys = append(keys, lockKey(acct, "e", e))
+		}
+	}
+	for _, id := range k.IDs {
+		keys = append(keys, lockKey(acct, "i", strconv.FormatInt(id, 10)))
+	}
+	return advisoryLocks(ctx, tx, keys)
+}
+
+// LockClients locks clients found by a lookup under LockKeys before their
+// stored values are merged: a batch that reached the same client through
+// another key (its e-mail, say, where this one came by phone) waits, and
+// the caller reads the clients again once it holds them. These locks live
+// apart from LockKeys' (another namespace, always taken after them), so the
+// two kinds never wait for each other in a circle.
+func LockClients(ctx context.Context, tx *db.Tx, acct account.Account, ids []int64) error {
+	if tx.Dialect().Engine != db.Postgres || len(ids) == 0 {
+		return nil
+	}
+	keys := make([]int64, len(ids))
+	for i, id := range ids {
+		keys[i] = lockKey(acct, "c", strconv.FormatInt(id, 10))
+	}
+	return advisoryLocks(ctx, tx, keys)
+}
+
+func lockKey(acct account.Account, kind, v string) int64 {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "clients/%d", acct.ID)
-	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(h.Sum64()))
+	fmt.Fprintf(h, "clients/%d/%s/%s", acct.ID, kind, v)
+	return int64(h.Sum64())
+}
+
+// advisoryLocks takes the keys in ascending order in one round trip
+// (unnest yields the array in order; the locks are taken row by row).
+func advisoryLocks(ctx context.Context, tx *db.Tx, keys []int64) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(k) FROM unnest(?::bigint[]) AS t(k)`, keys)
 	return err
 }
 
@@ -302,7 +363,7 @@ func (e *PhoneConflict) Error() string {
 // MatchOrCreateByPhone is the single-object rule of booking and the waiting
 // list: the client owning the phone's national digits is used as stored;
 // otherwise one is created from n. A match under another country code is a
-// *PhoneConflict. The caller holds LockClients.
+// *PhoneConflict. The caller holds LockKeys for the phone.
 func MatchOrCreateByPhone(ctx context.Context, tx *db.Tx, acct account.Account, n New, now time.Time) (c Client, created bool, err error) {
 	found, err := ByNationals(ctx, tx, acct, []string{n.Phone.National})
 	if err != nil {

@@ -76,8 +76,17 @@ func insertPrepared(ctx context.Context, q Querier, head string, ncols int, rows
 		return err
 	}
 	defer s.Close()
-	for _, r := range rows {
-		if _, err := s.ExecContext(ctx, r...); err != nil {
+	// modernc's driver watches a cancellable context with a goroutine per
+	// statement; for hundreds of one-row statements that costs more than
+	// the inserts. The batch checks the context itself between rows.
+	quiet := context.WithoutCancel(ctx)
+	for i, r := range rows {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if _, err := s.ExecContext(quiet, r...); err != nil {
 			return err
 		}
 	}
@@ -89,9 +98,35 @@ func insertPrepared(ctx context.Context, q Querier, head string, ncols int, rows
 // the process).
 var columnTypes sync.Map // "schema.table" -> map[column]type
 
+// currentSchema is the schema unqualified table names resolve to, read once
+// per pool (a round trip per bulk insert otherwise).
+func currentSchema(ctx context.Context, q Querier) (string, error) {
+	var store *DB
+	switch v := q.(type) {
+	case *DB:
+		store = v
+	case *Tx:
+		store = v.db
+	default:
+		var schema string
+		err := q.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema)
+		return schema, err
+	}
+	store.schemaMu.Lock()
+	defer store.schemaMu.Unlock()
+	if store.schema == "" {
+		var schema sql.NullString
+		if err := q.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+			return "", err
+		}
+		store.schema = schema.String // cached once known
+	}
+	return store.schema, nil
+}
+
 func pgColumnTypes(ctx context.Context, q Querier, table string) (map[string]string, error) {
-	var schema string
-	if err := q.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+	schema, err := currentSchema(ctx, q)
+	if err != nil {
 		return nil, err
 	}
 	if v, ok := columnTypes.Load(schema + "." + table); ok {

@@ -41,6 +41,10 @@ type DB struct {
 	writers chan struct{}
 	busy    time.Duration
 	stmts   stmtCache
+	// schema is PostgreSQL's current_schema(), read once: the search path
+	// comes with the DSN and never changes for a pool.
+	schemaMu sync.Mutex
+	schema   string
 }
 
 // Options tune Open.

@@ -212,9 +212,6 @@ func (in *Ingester) Ingest(ctx context.Context, acct account.Account, req Ingest
 			if err := lockNodeAcrossInstances(ctx, tx, n.uuid, time.Until(deadline)); err != nil {
 				return err
 			}
-			if err := contact.LockClients(ctx, tx, acct); err != nil {
-				return err
-			}
 		}
 		b := &batch{tx: tx, acct: acct, req: req, node: n, stage: stage, now: now}
 		var err error
@@ -276,20 +273,16 @@ func lockNodeAcrossInstances(ctx context.Context, tx *db.Tx, uuid string, wait t
 		return nil
 	}
 	ms := max(wait.Milliseconds(), 1)
-	if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL lock_timeout = '%dms'", ms)); err != nil {
-		return err
-	}
 	h := fnv.New64a()
 	h.Write([]byte("ingest/" + uuid))
-	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(h.Sum64()))
+	// One round trip: the timeout applies to this lock only (the select
+	// list is evaluated left to right) and is lifted again right after.
+	_, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', ?, true), pg_advisory_xact_lock(?), set_config('lock_timeout', '0', true)`,
+		fmt.Sprintf("%dms", ms), int64(h.Sum64()))
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "55P03" {
 		return batchInProgress(uuid)
 	}
-	if err != nil {
-		return err
-	}
-	_, err = tx.Exec(ctx, "SET LOCAL lock_timeout = 0")
 	return err
 }
 
@@ -331,15 +324,7 @@ func (b *batch) run(ctx context.Context) (*IngestResult, error) {
 			emails = append(emails, r.Email)
 		}
 	}
-	byID, err := contact.ByIDs(ctx, b.tx, b.acct, ids)
-	if err != nil {
-		return nil, err
-	}
-	byPhone, err := contact.ByNationals(ctx, b.tx, b.acct, nationals)
-	if err != nil {
-		return nil, err
-	}
-	byEmail, err := contact.ByEmails(ctx, b.tx, b.acct, emails)
+	byID, byPhone, byEmail, err := b.lookup(ctx, ids, nationals, emails)
 	if err != nil {
 		return nil, err
 	}
@@ -404,6 +389,59 @@ func (b *batch) run(ctx context.Context) (*IngestResult, error) {
 		}
 	}
 	return b.result(), nil
+}
+
+// lookup loads the clients the rows can match, by id, phone and e-mail, in
+// three queries. Before a write it first locks the rows' keys, so no other
+// transaction can create a client with one of these phones or e-mails until
+// this one commits; then it locks the clients it found and, on PostgreSQL,
+// reads them again under those locks: another batch may have reached the
+// same client by another key and merged into it meanwhile, and a merge must
+// start from what is stored.
+func (b *batch) lookup(ctx context.Context, ids []int64, nationals, emails []string) (
+	byID map[int64]contact.Client, byPhone, byEmail map[string]contact.Client, err error) {
+	write := !b.req.DryRun
+	if write {
+		if err := contact.LockKeys(ctx, b.tx, b.acct, contact.Keys{Nationals: nationals, Emails: emails, IDs: ids}); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	locked := map[int64]bool{}
+	for {
+		if byID, err = contact.ByIDs(ctx, b.tx, b.acct, ids); err != nil {
+			return
+		}
+		if byPhone, err = contact.ByNationals(ctx, b.tx, b.acct, nationals); err != nil {
+			return
+		}
+		if byEmail, err = contact.ByEmails(ctx, b.tx, b.acct, emails); err != nil {
+			return
+		}
+		if !write || b.tx.Dialect().Engine != db.Postgres {
+			return // SQLite: this transaction is the only writer
+		}
+		var more []int64
+		for _, m := range []map[string]contact.Client{byPhone, byEmail} {
+			for _, c := range m {
+				if !locked[c.ID] {
+					locked[c.ID] = true
+					more = append(more, c.ID)
+				}
+			}
+		}
+		for _, c := range byID {
+			if !locked[c.ID] {
+				locked[c.ID] = true
+				more = append(more, c.ID)
+			}
+		}
+		if len(more) == 0 {
+			return
+		}
+		if err = contact.LockClients(ctx, b.tx, b.acct, more); err != nil {
+			return
+		}
+	}
 }
 
 func (b *batch) fail(i int, e RowError) {

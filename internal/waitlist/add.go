@@ -92,7 +92,7 @@ func Add(ctx context.Context, store *db.DB, acct account.Account, req AddRequest
 
 	res := &AddResult{}
 	err = store.Transact(ctx, func(tx *db.Tx) error {
-		if err := contact.LockClients(ctx, tx, acct); err != nil {
+		if err := contact.LockKeys(ctx, tx, acct, contact.Keys{Nationals: []string{newClient.Phone.National}, Emails: []string{newClient.Email}}); err != nil {
 			return err
 		}
 		var client contact.Client

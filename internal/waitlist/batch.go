@@ -102,9 +102,6 @@ func ImportBatch(ctx context.Context, store *db.DB, acct account.Account, req Ba
 		if err != nil {
 			return err
 		}
-		if err := contact.LockClients(ctx, tx, acct); err != nil {
-			return err
-		}
 		b := &batch{tx: tx, acct: acct, req: req, list: list, now: now}
 		if res, err = b.run(ctx); err != nil {
 			return err
@@ -173,6 +170,9 @@ func (b *batch) run(ctx context.Context) (*BatchResult, error) {
 	}
 	profs, err := loadProfessionals(ctx, b.tx, b.acct, append([]int64{}, profIDs...))
 	if err != nil {
+		return nil, err
+	}
+	if err := contact.LockKeys(ctx, b.tx, b.acct, contact.Keys{Nationals: nationals, Emails: emails}); err != nil {
 		return nil, err
 	}
 	byPhone, err := contact.ByNationals(ctx, b.tx, b.acct, nationals)
