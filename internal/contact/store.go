@@ -315,21 +315,28 @@ func LockKeys(ctx context.Context, tx *db.Tx, acct account.Account, k Keys) erro
 	return advisoryLocks(ctx, tx, keys)
 }
 
-// LockClients locks clients found by a lookup under LockKeys before their
-// stored values are merged: a batch that reached the same client through
-// another key (its e-mail, say, where this one came by phone) waits, and
-// the caller reads the clients again once it holds them. These locks live
-// apart from LockKeys' (another namespace, always taken after them), so the
-// two kinds never wait for each other in a circle.
-func LockClients(ctx context.Context, tx *db.Tx, acct account.Account, ids []int64) error {
-	if tx.Dialect().Engine != db.Postgres || len(ids) == 0 {
-		return nil
+// LockByIDs locks the clients of acct with these ids until the transaction
+// ends and returns them as stored now, for a merge that must start from the
+// latest values: another batch may have reached the same client by another
+// key (its e-mail, where this one came by phone) and merged into it since
+// the caller's lookup. On PostgreSQL these are row locks (SELECT … FOR
+// UPDATE in id order, so two batches never wait for each other in a circle,
+// and no slot of the shared lock table is used); SQLite's single writer
+// needs none.
+func LockByIDs(ctx context.Context, tx *db.Tx, acct account.Account, ids []int64) (map[int64]Client, error) {
+	if tx.Dialect().Engine != db.Postgres {
+		return ByIDs(ctx, tx, acct, ids)
 	}
-	keys := make([]int64, len(ids))
-	for i, id := range ids {
-		keys[i] = lockKey(acct, "c", strconv.FormatInt(id, 10))
-	}
-	return advisoryLocks(ctx, tx, keys)
+	out := make(map[int64]Client, len(ids))
+	err := chunk(dedupe(ids), func(part []int64) error {
+		in, args := db.In(part)
+		found, err := query(ctx, tx, `c.account_id = ? AND c.id IN `+in+` ORDER BY c.id FOR UPDATE`, append([]any{acct.ID}, args...)...)
+		for _, c := range found {
+			out[c.ID] = c
+		}
+		return err
+	})
+	return out, err
 }
 
 func lockKey(acct account.Account, kind, v string) int64 {

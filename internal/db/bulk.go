@@ -62,31 +62,49 @@ func (db *DB) prepare(ctx context.Context, q string) (*sql.Stmt, error) {
 	return db.sql.PrepareContext(ctx, q)
 }
 
+// sqliteRowsPerInsert is how many rows one SQLite INSERT carries: one
+// statement per row costs a bind-and-step round through database/sql each,
+// and a multi-row VALUES list amortises it (SQLite allows 32,766 variables).
+const sqliteRowsPerInsert = 50
+
 func insertPrepared(ctx context.Context, q Querier, head string, ncols int, rows [][]any, tail string) error {
-	stmt := head + " VALUES (" + strings.TrimSuffix(strings.Repeat("?,", ncols), ",") + ")"
-	if tail != "" {
-		stmt += " " + tail
-	}
 	p, ok := q.(preparer)
 	if !ok {
 		return fmt.Errorf("InsertMany: %T cannot prepare statements", q)
 	}
-	s, err := p.prepare(ctx, stmt)
+	one := "(" + strings.TrimSuffix(strings.Repeat("?,", ncols), ",") + ")"
+	statement := func(n int) string {
+		stmt := head + " VALUES " + strings.TrimSuffix(strings.Repeat(one+",", n), ",")
+		if tail != "" {
+			stmt += " " + tail
+		}
+		return stmt
+	}
+	per := min(sqliteRowsPerInsert, len(rows))
+	full, err := p.prepare(ctx, statement(per))
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	defer full.Close()
 	// modernc's driver watches a cancellable context with a goroutine per
-	// statement; for hundreds of one-row statements that costs more than
-	// the inserts. The batch checks the context itself between rows.
+	// statement; the batch checks the context itself between statements.
 	quiet := context.WithoutCancel(ctx)
-	for i, r := range rows {
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+	args := make([]any, 0, per*ncols)
+	for start := 0; start < len(rows); start += per {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		if _, err := s.ExecContext(quiet, r...); err != nil {
+		part := rows[start:min(start+per, len(rows))]
+		args = args[:0]
+		for _, r := range part {
+			args = append(args, r...)
+		}
+		if len(part) == per {
+			_, err = full.ExecContext(quiet, args...)
+		} else {
+			_, err = q.Exec(quiet, statement(len(part)), args...)
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -104,7 +104,8 @@ func (d Dialect) ReserveIDs(ctx context.Context, q Querier, table string, n int)
 	}
 	ids := make([]int64, 0, n)
 	if d.Engine == Postgres {
-		rows, err := q.Query(ctx, fmt.Sprintf(`SELECT nextval(pg_get_serial_sequence('%s', 'id')) FROM generate_series(1, ?)`, table), n)
+		// The sequence is resolved once (an InitPlan), not once per id.
+		rows, err := q.Query(ctx, fmt.Sprintf(`SELECT nextval((SELECT pg_get_serial_sequence('%s', 'id')::regclass)) FROM generate_series(1, ?)`, table), n)
 		if err != nil {
 			return nil, fmt.Errorf("reserve %s ids: %w", table, err)
 		}

@@ -251,13 +251,16 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 			return nil, fmt.Errorf("reactivate cards: %w", err)
 		}
 	}
-	for _, group := range []struct {
-		kind string
-		idx  []int
-	}{{"placed", fresh}, {"reactivated", revived}} {
-		if err := insertArrivalEvents(ctx, tx, acct, out, group.idx, group.kind, stage.ID, opt.source, us); err != nil {
-			return nil, err
+	events := make([][]any, 0, len(arrivals))
+	for _, i := range arrivals {
+		kind := "placed"
+		if out[i].status == Reactivated {
+			kind = "reactivated"
 		}
+		events = append(events, []any{acct.ID, out[i].cardID, kind, nil, stage.ID, opt.source, us})
+	}
+	if err := insertEvents(ctx, tx, events); err != nil {
+		return nil, err
 	}
 	if opt.automations && len(arrivals) > 0 && stage.automations != "" && stage.automations != "[]" {
 		queued := make([]jobs.New, 0, len(arrivals))
@@ -279,27 +282,6 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 		return nil, err
 	}
 	return out, nil
-}
-
-// insertArrivalEvents records the history of cards that just arrived on a
-// stage in one INSERT … SELECT over their ids: one statement instead of a
-// row each on SQLite, one array instead of seven on PostgreSQL.
-func insertArrivalEvents(ctx context.Context, tx *db.Tx, acct account.Account, out []placed, idx []int, kind string, stageID int64, source string, at int64) error {
-	if len(idx) == 0 {
-		return nil
-	}
-	ids := make([]int64, len(idx))
-	for j, i := range idx {
-		ids[j] = out[i].cardID
-	}
-	in, args := db.In(ids)
-	if _, err := tx.Exec(ctx, `INSERT INTO card_events (account_id, card_id, kind, from_stage_id, to_stage_id, source, created_at)
-		SELECT account_id, id, CAST(? AS TEXT), NULL, CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS BIGINT)
-		FROM cards WHERE account_id = ? AND id IN `+in+` ORDER BY id`,
-		append([]any{kind, stageID, source, at, acct.ID}, args...)...); err != nil {
-		return fmt.Errorf("record card history: %w", err)
-	}
-	return nil
 }
 
 func insertEvents(ctx context.Context, tx *db.Tx, events [][]any) error {

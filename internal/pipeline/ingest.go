@@ -394,10 +394,11 @@ func (b *batch) run(ctx context.Context) (*IngestResult, error) {
 // lookup loads the clients the rows can match, by id, phone and e-mail, in
 // three queries. Before a write it first locks the rows' keys, so no other
 // transaction can create a client with one of these phones or e-mails until
-// this one commits; then it locks the clients it found and, on PostgreSQL,
-// reads them again under those locks: another batch may have reached the
-// same client by another key and merged into it meanwhile, and a merge must
-// start from what is stored.
+// this one commits. On PostgreSQL it then locks the clients it found and
+// takes their latest values: another batch may have reached one of them by
+// another key and merged into it meanwhile, and a merge must start from what
+// is stored. Should that merge have moved an e-mail this batch matched by,
+// the lookup runs again (the clients already locked stay locked).
 func (b *batch) lookup(ctx context.Context, ids []int64, nationals, emails []string) (
 	byID map[int64]contact.Client, byPhone, byEmail map[string]contact.Client, err error) {
 	write := !b.req.DryRun
@@ -406,7 +407,6 @@ func (b *batch) lookup(ctx context.Context, ids []int64, nationals, emails []str
 			return nil, nil, nil, err
 		}
 	}
-	locked := map[int64]bool{}
 	for {
 		if byID, err = contact.ByIDs(ctx, b.tx, b.acct, ids); err != nil {
 			return
@@ -420,25 +420,39 @@ func (b *batch) lookup(ctx context.Context, ids []int64, nationals, emails []str
 		if !write || b.tx.Dialect().Engine != db.Postgres {
 			return // SQLite: this transaction is the only writer
 		}
-		var more []int64
+		var found []int64
+		for _, c := range byID {
+			found = append(found, c.ID)
+		}
 		for _, m := range []map[string]contact.Client{byPhone, byEmail} {
 			for _, c := range m {
-				if !locked[c.ID] {
-					locked[c.ID] = true
-					more = append(more, c.ID)
-				}
+				found = append(found, c.ID)
 			}
 		}
-		for _, c := range byID {
-			if !locked[c.ID] {
-				locked[c.ID] = true
-				more = append(more, c.ID)
-			}
-		}
-		if len(more) == 0 {
+		if len(found) == 0 {
 			return
 		}
-		if err = contact.LockClients(ctx, b.tx, b.acct, more); err != nil {
+		var fresh map[int64]contact.Client
+		if fresh, err = contact.LockByIDs(ctx, b.tx, b.acct, found); err != nil {
+			return
+		}
+		stale := false
+		for id := range byID {
+			f, ok := fresh[id]
+			stale = stale || !ok
+			byID[id] = f
+		}
+		for k, c := range byPhone {
+			f, ok := fresh[c.ID] // phones never change on merge
+			stale = stale || !ok || f.Phone.National != k
+			byPhone[k] = f
+		}
+		for k, c := range byEmail {
+			f, ok := fresh[c.ID]
+			stale = stale || !ok || contact.NormEmail(f.Email) != k
+			byEmail[k] = f
+		}
+		if !stale {
 			return
 		}
 	}
