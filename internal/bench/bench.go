@@ -103,11 +103,16 @@ type Report struct {
 	Iterations int
 	Levels     []Level // per number of stored clients
 	Chat       []Level // per number of stored messages
+	// Streams compares one ingest stream with two into two nodes of the
+	// account, at the first level (nil: not measured).
+	Streams *Streams
 }
 
 // measurement names, in the order of the table.
 const (
 	mFloor        = "floor"
+	mLimitsNew    = "limits_new"
+	mLimitsUpsert = "limits_upsert"
 	mIngestNew    = "ingest_new"
 	mIngestUpdate = "ingest_update"
 	mIngestMixed  = "ingest_mixed"
@@ -120,6 +125,8 @@ const (
 
 var titles = map[string]string{
 	mFloor:        "raw floor: 500 clients + 500 cards, one transaction",
+	mLimitsNew:    "limits floor: 500 new contacts + cards (shared/bench/limits' tables and method)",
+	mLimitsUpsert: "limits floor: 500 existing contacts upserted (shared/bench/limits)",
 	mIngestNew:    "ingest 500 rows, all new",
 	mIngestUpdate: "ingest 500 rows, all existing (`update`)",
 	mIngestMixed:  "ingest 500 rows, mixed, 10 % failing",
@@ -130,7 +137,7 @@ var titles = map[string]string{
 	mChatNewest:   "chat page 50 × 500 messages, newest first (no filter)",
 }
 
-var clientMeasurements = []string{mFloor, mIngestNew, mIngestUpdate, mIngestMixed, mWaitlist, mServices, mAvailability}
+var clientMeasurements = []string{mFloor, mLimitsNew, mLimitsUpsert, mIngestNew, mIngestUpdate, mIngestMixed, mWaitlist, mServices, mAvailability}
 var chatMeasurements = []string{mChatSync, mChatNewest}
 
 // servicesPerRound and availabilityPerRound are how many times a round
@@ -175,6 +182,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	f := &fixture{store: store, acct: acct, ids: res.IDs}
+	f.limitsSeed = make([]string, 500)
+	for i := range f.limitsSeed {
+		f.limitsSeed[i] = fmt.Sprintf("%09d", 690_000_000+i)
+	}
+	if err := f.createLimits(ctx, f.limitsSeed); err != nil {
+		return nil, err
+	}
 	if err := f.loadAppointments(ctx, time.Now()); err != nil {
 		return nil, err
 	}
@@ -193,6 +207,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, fmt.Errorf("at %d clients: %w", size, err)
 		}
 		rep.Levels = append(rep.Levels, lv)
+		if rep.Streams == nil {
+			if rep.Streams, err = r.streams(ctx, logf); err != nil {
+				return nil, fmt.Errorf("ingest streams: %w", err)
+			}
+		}
 	}
 	for _, m := range cfg.Messages {
 		lv, err := r.chatLevel(ctx, m, cfg.Iterations, logf)

@@ -29,6 +29,8 @@ type fixture struct {
 	// (loaded once), and pageUpdated the updated_at of the oldest of them.
 	page        []int64
 	pageUpdated time.Time
+	// limitsSeed are the nationals of the limits floor's stored contacts.
+	limitsSeed []string
 }
 
 // chunk is how many rows one bulk-load transaction inserts.

@@ -182,6 +182,18 @@ func (r *runner) clientLevel(ctx context.Context, size, iterations int, logf fun
 		}
 		record(mFloor, time.Since(start))
 
+		// the limits floor: new contacts, then the stored ones upserted
+		start = time.Now()
+		if err := r.limitsWrite(ctx, r.fresh(500), "n"); err != nil {
+			return lv, fmt.Errorf("limits floor: %w", err)
+		}
+		record(mLimitsNew, time.Since(start))
+		start = time.Now()
+		if err := r.limitsWrite(ctx, r.limitsSeed, fmt.Sprintf("u%d-", round)); err != nil {
+			return lv, fmt.Errorf("limits floor (upsert): %w", err)
+		}
+		record(mLimitsUpsert, time.Since(start))
+
 		// ingest, all new
 		d, body, err := r.do("POST", ingest, ingestBody(r.fresh(500), nil))
 		if err == nil {
@@ -255,6 +267,9 @@ func (r *runner) clientLevel(ctx context.Context, size, iterations int, logf fun
 		}
 
 		if err := r.resetAbove(ctx, watermark); err != nil {
+			return lv, err
+		}
+		if err := r.resetLimits(ctx, r.limitsSeed); err != nil {
 			return lv, err
 		}
 	}

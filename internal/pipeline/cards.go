@@ -128,6 +128,9 @@ const (
 type placement struct {
 	clientID  int64
 	leadValue *float64 // written when the card has none
+	// newClient is a client created in this transaction: it has no card
+	// to look up.
+	newClient bool
 }
 
 // placed is the result of one placement.
@@ -145,27 +148,19 @@ type placeOptions struct {
 	jobSource   string      // jobs.source_type: "add" or "ingest"
 }
 
-// place puts clients on a stage of a pipeline in a constant number of
-// statements: active cards are left untouched, removed cards are
-// reactivated, the rest get new cards. Every change is recorded in the
-// card's timeline and, when asked, queues the stage's automations.
-func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int64, stage Stage, want []placement, opt placeOptions, now time.Time) ([]placed, error) {
-	out := make([]placed, len(want))
-	if len(want) == 0 {
-		return out, nil
-	}
-	ids := make([]int64, len(want))
-	for i, p := range want {
-		ids[i] = p.clientID
+// loadCards fills active (client -> its active card) and removed (client ->
+// its newest removed card) for clients on the pipeline, in one query.
+func loadCards(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int64, ids []int64, active map[int64]placed, removed map[int64]int64) error {
+	if len(ids) == 0 {
+		return nil
 	}
 	in, args := db.In(ids)
 	rows, err := tx.Query(ctx, `SELECT id, client_id, status, assigned_user_id FROM cards
 		WHERE account_id = ? AND pipeline_id = ? AND client_id IN `+in,
 		append([]any{acct.ID, pipelineID}, args...)...)
 	if err != nil {
-		return nil, fmt.Errorf("load cards: %w", err)
+		return fmt.Errorf("load cards: %w", err)
 	}
-	active, removed := map[int64]placed{}, map[int64]int64{}
 	for rows.Next() {
 		var (
 			id, clientID int64
@@ -174,7 +169,7 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 		)
 		if err := rows.Scan(&id, &clientID, &status, &assignee); err != nil {
 			rows.Close()
-			return nil, err
+			return err
 		}
 		if status == "active" {
 			p := placed{status: AlreadyActive, cardID: id}
@@ -189,7 +184,26 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 		}
 	}
 	rows.Close()
-	if err := rows.Err(); err != nil {
+	return rows.Err()
+}
+
+// place puts clients on a stage of a pipeline in a constant number of
+// statements: active cards are left untouched, removed cards are
+// reactivated, the rest get new cards. Every change is recorded in the
+// card's timeline and, when asked, queues the stage's automations.
+func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int64, stage Stage, want []placement, opt placeOptions, now time.Time) ([]placed, error) {
+	out := make([]placed, len(want))
+	if len(want) == 0 {
+		return out, nil
+	}
+	ids := make([]int64, 0, len(want))
+	for _, p := range want {
+		if !p.newClient {
+			ids = append(ids, p.clientID)
+		}
+	}
+	active, removed := map[int64]placed{}, map[int64]int64{}
+	if err := loadCards(ctx, tx, acct, pipelineID, ids, active, removed); err != nil {
 		return nil, err
 	}
 

@@ -808,7 +808,7 @@ func (b *batch) placeRows(ctx context.Context) error {
 			}
 		}
 		idx = append(idx, i)
-		want = append(want, placement{clientID: *res.ClientID, leadValue: lead})
+		want = append(want, placement{clientID: *res.ClientID, leadValue: lead, newClient: res.Status == StatusCreated})
 	}
 	if len(valueless) > 0 {
 		in, args := db.In(valueless)
