@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/pprof"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -85,6 +86,7 @@ func cmdImport(ctx context.Context, args []string, env *Env) error {
 	timeout := f.Duration("timeout", 2*time.Minute, "time limit for one batch request")
 	asJSON := f.Bool("json", false, "print the summary as JSON")
 	quiet := f.Bool("quiet", false, "no progress and no column listing on stderr")
+	cpuProfile := f.String("cpuprofile", "", "write a CPU profile of the import (reading, mapping, encoding, sending) to this file (go tool pprof)")
 
 	var (
 		node, onDup, areaCode     *string
@@ -153,6 +155,17 @@ func cmdImport(ctx context.Context, args []string, env *Env) error {
 		return usageErr("--waitlist ID is required (see GET /api/v2/public/calendar/waitlist/summary)")
 	}
 
+	if *cpuProfile != "" {
+		pf, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	table, err := readTable(*file, comma)
 	if err != nil {
 		return err

@@ -11,11 +11,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/csvimport"
@@ -586,5 +588,71 @@ func TestImportMapFlags(t *testing.T) {
 		WHERE e.account_id = ? AND c.phone_national = ?`, fx.acctID, "640000001").Scan(&prio)
 	if prio != 1 {
 		t.Errorf("priority %d, want 1 (alta)", prio)
+	}
+}
+
+// An import killed (SIGKILL) while a batch is in flight leaves a result
+// file of complete lines in file order, at most the last answered batch
+// behind, and the same command run again settles every row with nothing
+// duplicated.
+func TestImportKilledMidRun(t *testing.T) {
+	fx := newImportFixture(t, db.SQLite)
+	file := fx.write("contacts.csv", contactsCSV(50))
+	clientsBefore := fx.count("clients", "")
+	out := filepath.Join(fx.dir, "killed.results.csv")
+	third, release := make(chan struct{}), make(chan struct{})
+	fx.proxy.mu.Lock()
+	fx.proxy.onCall = func(n int) {
+		if n == 3 {
+			close(third)
+			<-release
+		}
+	}
+	fx.proxy.mu.Unlock()
+	args := []string{"import", "pipeline", "--node", importNode, "-f", file, "--batch-size", "10", "--out", out, "--quiet",
+		"--base-url", fx.url, "--key", importKey}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "FRONTDESK_CHILD_ARGS="+strings.Join(args, "\x1f"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-third:
+	case <-time.After(time.Minute): // a failsafe, not a measurement
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("the import never sent its third batch")
+	}
+	cmd.Process.Kill() // batch 3 is in flight
+	cmd.Wait()
+	close(release)
+	fx.proxy.mu.Lock()
+	fx.proxy.onCall = nil
+	fx.proxy.mu.Unlock()
+
+	// Batch 3 left only once batch 1 was in the file; batch 2 may be there.
+	rows := readResultFile(t, out)
+	if len(rows) != 10 && len(rows) != 20 {
+		t.Fatalf("%d result lines after the kill, want batch 1's 10 (and maybe batch 2's)", len(rows))
+	}
+	for i, r := range rows {
+		if r["row"] != strconv.Itoa(i+1) || r["external_id"] != fmt.Sprintf("c-%04d", i+1) || r["client_id"] == "" {
+			t.Fatalf("result line %d: %v", i+1, r)
+		}
+	}
+
+	code, stdout, stderr := fx.run(t.Context(), "pipeline", "--node", importNode, "-f", file, "--batch-size", "10", "--out", out, "--json")
+	sum := decodeSummary(t, stdout)
+	if code != 0 || !sum.Complete || sum.Statuses["created"]+sum.Statuses["updated"] != 50 {
+		t.Fatalf("re-run: exit %d %+v\n%s", code, sum, stderr)
+	}
+	if n := fx.count("clients", ""); n != clientsBefore+49 { // row 1 is the fixture's María
+		t.Errorf("%d new clients, want 49", n-clientsBefore)
+	}
+	if n := fx.count("cards", "status = 'active'"); n != 50 {
+		t.Errorf("%d active cards, want 50", n)
+	}
+	if rows := readResultFile(t, out); len(rows) != 50 || rows[49]["row"] != "50" {
+		t.Errorf("re-run result file has %d lines", len(rows))
 	}
 }

@@ -168,8 +168,18 @@ func DefaultBackoff(n int) time.Duration {
 
 // Ingest sends one batch-ingest request.
 func (c *Client) Ingest(ctx context.Context, nodeUUID string, body map[string]any) (*IngestResponse, int, error) {
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return nil, 0, err
+	}
+	return c.IngestJSON(ctx, nodeUUID, payload)
+}
+
+// IngestJSON sends one batch-ingest request whose body is already encoded
+// (the importer encodes the next batch while this one is in flight).
+func (c *Client) IngestJSON(ctx context.Context, nodeUUID string, payload []byte) (*IngestResponse, int, error) {
 	var out IngestResponse
-	tries, err := c.post(ctx, "/api/v2/public/leadflow/ingest/"+nodeUUID+"/batch", body, &out)
+	tries, err := c.post(ctx, "/api/v2/public/leadflow/ingest/"+nodeUUID+"/batch", payload, &out)
 	if err != nil {
 		return nil, tries, err
 	}
@@ -178,23 +188,29 @@ func (c *Client) Ingest(ctx context.Context, nodeUUID string, body map[string]an
 
 // WaitlistBatch sends one waiting-list batch.
 func (c *Client) WaitlistBatch(ctx context.Context, body map[string]any) (*WaitlistResponse, int, error) {
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return nil, 0, err
+	}
+	return c.WaitlistBatchJSON(ctx, payload)
+}
+
+// WaitlistBatchJSON sends one waiting-list batch whose body is already
+// encoded.
+func (c *Client) WaitlistBatchJSON(ctx context.Context, payload []byte) (*WaitlistResponse, int, error) {
 	var out struct {
 		Data WaitlistResponse `json:"data"`
 	}
-	tries, err := c.post(ctx, "/api/v2/public/calendar/waitlist/entries/batch", body, &out)
+	tries, err := c.post(ctx, "/api/v2/public/calendar/waitlist/entries/batch", payload, &out)
 	if err != nil {
 		return nil, tries, err
 	}
 	return &out.Data, tries, nil
 }
 
-// post sends body and decodes a 2xx answer into out, retrying 5xx answers
-// and network errors. It returns how many attempts it made.
-func (c *Client) post(ctx context.Context, path string, body, out any) (int, error) {
-	payload, err := json.Marshal(body)
-	if err != nil {
-		return 0, err
-	}
+// post sends payload (JSON) and decodes a 2xx answer into out, retrying 5xx
+// answers and network errors. It returns how many attempts it made.
+func (c *Client) post(ctx context.Context, path string, payload []byte, out any) (int, error) {
 	url := strings.TrimRight(c.BaseURL, "/") + path
 	for attempt := 1; ; attempt++ {
 		err := c.once(ctx, url, payload, out, attempt)

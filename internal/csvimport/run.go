@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -47,7 +48,8 @@ type Result struct {
 	Warnings   []string // waiting-list imports
 }
 
-// Job is one import run. Batches are sent strictly one after another.
+// Job is one import run. Batches are sent strictly one after another; the
+// next one is prepared while the last one is in flight.
 type Job struct {
 	Kind      Kind
 	Table     *Table
@@ -74,6 +76,8 @@ type Job struct {
 	Results  *ResultWriter // nil: no result file
 	Progress *Progress     // nil: no progress
 	Now      func() time.Time
+
+	onPrepared func(batch int) // tests: a batch is encoded (export_test.go)
 }
 
 // Summary is what an import did.
@@ -163,6 +167,13 @@ func (e *StopError) Error() string {
 // Run sends every batch and writes every row's result. The Summary is
 // always returned; the error says why the run stopped early (a refused
 // batch, a batch with no answer, an interrupt).
+//
+// Sending is the only step on the critical path: while a batch is in
+// flight, the next one is mapped and encoded (prepare), and the results of
+// the batches already answered are written to the result file (see
+// resultPipe). Batches are still sent strictly one after another, the next
+// only once the last one is answered: the contract forbids parallel
+// batches for one input node.
 func (j *Job) Run(ctx context.Context) (*Summary, error) {
 	size := j.BatchSize
 	if size <= 0 || size > MaxBatch {
@@ -178,21 +189,67 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 		sum.Pipeline = map[string]int{}
 	}
 	start := now()
-	var stop *StopError
+	var chunks [][]Record
 	for lo := 0; lo < len(rows); lo += size {
-		chunk := rows[lo:min(lo+size, len(rows))]
+		chunks = append(chunks, rows[lo:min(lo+size, len(rows))])
+	}
+	out := startResults(j.Results)
+	stop, err := j.sendAll(ctx, chunks, sum, out)
+	// The result file is complete before Run returns, whatever happened.
+	if werr := out.close(); err == nil {
+		err = werr
+	}
+	sum.Elapsed = now().Sub(start)
+	sum.ElapsedSec = sum.Elapsed.Seconds()
+	if s := sum.Elapsed.Seconds(); s > 0 {
+		sum.RowsPerSecond = float64(sum.RowsAnswered) / s
+	}
+	if err != nil {
+		return sum, err
+	}
+	if stop != nil {
+		sum.Stopped = stop.Error()
+		return sum, stop
+	}
+	sum.Complete = true
+	return sum, nil
+}
+
+// sendAll sends the chunks one after another and hands every row's result
+// to out, in file order. It returns why the run stopped early, or an error
+// writing the result file (the run stops at once, as the file no longer
+// says what happened).
+func (j *Job) sendAll(ctx context.Context, chunks [][]Record, sum *Summary, out *resultPipe) (*StopError, error) {
+	quit := make(chan struct{})
+	next := make(chan preparedBatch) // unbuffered: at most one batch prepared ahead
+	prepared := make(chan struct{})
+	go func() {
+		defer close(prepared)
+		j.prepare(chunks, next, quit)
+	}()
+	stopPreparing := sync.OnceFunc(func() {
+		close(quit)
+		<-prepared
+	})
+	defer stopPreparing()
+
+	var stop *StopError
+	for _, chunk := range chunks {
+		if err := out.err(); err != nil {
+			return stop, err
+		}
 		if stop != nil || ctx.Err() != nil {
 			if stop == nil {
 				stop = &StopError{Batch: sum.Batches + 1, FirstRow: chunk[0].Num, LastRow: chunk[len(chunk)-1].Num,
 					RowsDone: sum.RowsAnswered, Err: ctx.Err(), Interrupted: true, Kind: j.Kind}
 			}
-			if err := j.record(sum, j.uniform(chunk, StatusNotSent, "")); err != nil {
-				return sum, err
-			}
+			stopPreparing()
+			j.record(sum, out, j.uniform(chunk, StatusNotSent, ""))
 			continue
 		}
+		b := <-next
 		sum.Batches++
-		results, tries, err := j.send(ctx, chunk, sum)
+		results, tries, err := j.send(ctx, b, sum)
 		if tries > 1 {
 			sum.Retries += tries - 1
 		}
@@ -217,37 +274,23 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 		} else {
 			sum.RowsAnswered += len(chunk)
 		}
-		if err := j.record(sum, results); err != nil {
-			return sum, err
-		}
+		j.record(sum, out, results)
 		if j.Progress != nil {
 			j.Progress.Add(len(chunk))
 		}
 	}
-	sum.Elapsed = now().Sub(start)
-	sum.ElapsedSec = sum.Elapsed.Seconds()
-	if s := sum.Elapsed.Seconds(); s > 0 {
-		sum.RowsPerSecond = float64(sum.RowsAnswered) / s
-	}
-	if stop != nil {
-		sum.Stopped = stop.Error()
-		return sum, stop
-	}
-	sum.Complete = true
-	return sum, nil
+	return stop, out.err()
 }
 
-func (j *Job) record(sum *Summary, results []Result) error {
+// record counts a batch's results and queues them for the result file.
+func (j *Job) record(sum *Summary, out *resultPipe, results []Result) {
 	for _, r := range results {
 		sum.Statuses[r.Status]++
 		if j.Kind == Pipeline && r.Pipeline != "" {
 			sum.Pipeline[r.Pipeline]++
 		}
 	}
-	if j.Results != nil {
-		return j.Results.Write(results)
-	}
-	return nil
+	out.put(results)
 }
 
 // uniform gives every row of a chunk the same status and message.
@@ -262,53 +305,80 @@ func (j *Job) uniform(chunk []Record, status, msg string) []Result {
 	return out
 }
 
-// send sends one chunk and turns the answer into one result per row.
-func (j *Job) send(ctx context.Context, chunk []Record, sum *Summary) ([]Result, int, error) {
+// preparedBatch is a chunk mapped and encoded ahead of its turn.
+type preparedBatch struct {
+	chunk   []Record
+	payload []byte // the request body
+	err     error  // the body could not be built
+}
+
+// prepare maps and encodes the chunks in order, handing each over on next
+// once the sender takes it, until quit closes.
+func (j *Job) prepare(chunks [][]Record, next chan<- preparedBatch, quit <-chan struct{}) {
+	var encode func([]Record) ([]byte, error)
 	switch j.Kind {
 	case Pipeline:
-		rows := make([]any, len(chunk))
-		for i, rec := range chunk {
-			rows[i] = j.Mapping.PipelineRow(rec)
+		enc, err := j.newPipelineEncoder()
+		encode = func(chunk []Record) ([]byte, error) {
+			if err != nil {
+				return nil, err
+			}
+			return enc.encode(chunk), nil
 		}
-		body := map[string]any{"clients": rows, "trigger_automations": j.TriggerAutomations}
-		if j.OnDuplicate != "" {
-			body["on_duplicate"] = j.OnDuplicate
+	case Waitlist:
+		encode = j.encodeWaitlist
+	default:
+		encode = func([]Record) ([]byte, error) { return nil, fmt.Errorf("unknown import kind %q", j.Kind) }
+	}
+	for i, chunk := range chunks {
+		payload, err := encode(chunk)
+		if j.onPrepared != nil {
+			j.onPrepared(i + 1)
 		}
-		if j.DryRun {
-			body["dry_run"] = true
+		select {
+		case next <- preparedBatch{chunk: chunk, payload: payload, err: err}:
+		case <-quit:
+			return
 		}
-		if j.AllOrNone {
-			body["all_or_none"] = true
-		}
-		if j.StageID != 0 {
-			body["stage_id"] = j.StageID
-		}
-		if j.AreaCode != "" {
-			body["defaults"] = map[string]any{"area_code": j.AreaCode}
-		}
-		res, tries, err := j.Client.Ingest(ctx, j.NodeUUID, body)
+	}
+}
+
+// encodeWaitlist writes the body of one waiting-list batch.
+func (j *Job) encodeWaitlist(chunk []Record) ([]byte, error) {
+	rows := make([]any, len(chunk))
+	for i, rec := range chunk {
+		rows[i] = j.Mapping.WaitlistRow(rec, j.Services)
+	}
+	body := map[string]any{"waitlist_id": j.WaitlistID, "entries": rows, "skip_invalid": j.SkipInvalid}
+	if j.DefaultRegion != "" {
+		body["default_region"] = j.DefaultRegion
+	}
+	if j.ExistingClientsOnly {
+		body["existing_clients_only"] = true
+	}
+	return json.Marshal(body)
+}
+
+// send sends one prepared batch and turns the answer into one result per
+// row.
+func (j *Job) send(ctx context.Context, b preparedBatch, sum *Summary) ([]Result, int, error) {
+	if b.err != nil {
+		return nil, 0, b.err
+	}
+	switch j.Kind {
+	case Pipeline:
+		res, tries, err := j.Client.IngestJSON(ctx, j.NodeUUID, b.payload)
 		if err != nil {
 			return nil, tries, err
 		}
 		sum.PipelineID, sum.StageID = res.PipelineID, res.StageID
-		return j.ingestResults(chunk, res.Results, ""), tries, nil
+		return j.ingestResults(b.chunk, res.Results, ""), tries, nil
 	case Waitlist:
-		rows := make([]any, len(chunk))
-		for i, rec := range chunk {
-			rows[i] = j.Mapping.WaitlistRow(rec, j.Services)
-		}
-		body := map[string]any{"waitlist_id": j.WaitlistID, "entries": rows, "skip_invalid": j.SkipInvalid}
-		if j.DefaultRegion != "" {
-			body["default_region"] = j.DefaultRegion
-		}
-		if j.ExistingClientsOnly {
-			body["existing_clients_only"] = true
-		}
-		res, tries, err := j.Client.WaitlistBatch(ctx, body)
+		res, tries, err := j.Client.WaitlistBatchJSON(ctx, b.payload)
 		if err != nil {
 			return nil, tries, err
 		}
-		return j.waitlistResults(chunk, res.Rows, ""), tries, nil
+		return j.waitlistResults(b.chunk, res.Rows, ""), tries, nil
 	}
 	return nil, 0, fmt.Errorf("unknown import kind %q", j.Kind)
 }
@@ -430,6 +500,68 @@ func (rw *ResultWriter) Write(results []Result) error {
 	}
 	rw.w.Flush()
 	return rw.w.Error()
+}
+
+// resultPipe writes results to the result file on a goroutine of its own,
+// in the order they are handed over, flushed batch by batch. A batch's
+// results are written while the next batch is in flight, and the file lags
+// by at most that one batch: handing over batch n waits until batch n-1 is
+// written. So a slow disk slows the import instead of filling memory, and
+// a run killed while batch n+1 is in flight leaves complete lines for at
+// least rows 1 to the end of batch n-1 (running the same command again
+// settles everything, whatever the file holds).
+type resultPipe struct {
+	w    *ResultWriter
+	ch   chan []Result
+	done chan struct{}
+
+	mu   sync.Mutex
+	fail error // the first write error; later results are dropped
+}
+
+// startResults starts writing to w; nil w writes nothing.
+func startResults(w *ResultWriter) *resultPipe {
+	p := &resultPipe{w: w}
+	if w == nil {
+		return p
+	}
+	p.ch, p.done = make(chan []Result), make(chan struct{}) // unbuffered: one batch behind at most
+	go func() {
+		defer close(p.done)
+		for results := range p.ch {
+			if p.err() != nil {
+				continue
+			}
+			if err := w.Write(results); err != nil {
+				p.mu.Lock()
+				p.fail = err
+				p.mu.Unlock()
+			}
+		}
+	}()
+	return p
+}
+
+func (p *resultPipe) put(results []Result) {
+	if p.ch != nil {
+		p.ch <- results
+	}
+}
+
+// err is the first write error so far.
+func (p *resultPipe) err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.fail
+}
+
+// close waits for every queued result to be written.
+func (p *resultPipe) close() error {
+	if p.ch != nil {
+		close(p.ch)
+		<-p.done
+	}
+	return p.err()
 }
 
 // Print writes the human summary.
