@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/bench"
+	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
@@ -21,6 +22,9 @@ func cmdBench(ctx context.Context, args []string, env *Env) error {
 	if len(args) > 0 && args[0] == "load" {
 		return cmdBenchLoad(ctx, args[1:], env)
 	}
+	if len(args) > 0 && args[0] == "compare" {
+		return cmdBenchCompare(ctx, args[1:], env)
+	}
 	f := newFlags("bench", env)
 	sizes := f.String("sizes", "0,100000,1000000", "numbers of stored clients to measure at, ascending (k and M suffixes allowed)")
 	messages := f.String("messages", "10000,1000000", "numbers of stored chat messages to measure the chat page at, ascending")
@@ -30,6 +34,7 @@ func cmdBench(ctx context.Context, args []string, env *Env) error {
 	f.Usage = func() {
 		fmt.Fprint(f.Output(), `Usage: frontdesk bench [--db DSN] [--sizes 0,100k,1M] [--messages 10k,1M] [--iterations 15] [--out FILE] [--cpuprofile FILE]
        frontdesk bench load --addr HOST:PORT [--duration 60s] [--key KEY] [--pid PID] ...
+       frontdesk bench compare --before OLD_BINARY [--db postgres://…] [--rounds 2] ...
 
 Measures Frontdesk through its HTTP handler next to the raw floor of the
 engine, at each number of stored clients and chat messages, and checks the
@@ -130,6 +135,65 @@ the server's database (--db, read only; the default is serve's).
 	}
 	if rep.Total.Status5xx > 0 {
 		return fmt.Errorf("%d responses were 5xx", rep.Total.Status5xx)
+	}
+	return nil
+}
+
+// cmdBenchCompare runs `frontdesk bench compare`.
+func cmdBenchCompare(ctx context.Context, args []string, env *Env) error {
+	f := newFlags("bench compare", env)
+	before := f.String("before", "", "the previous binary (go build -o /tmp/frontdesk-before ./cmd/frontdesk at the earlier commit)")
+	after := f.String("after", "", "the binary measured against it (default: this one)")
+	rounds := f.Int("rounds", 2, "rounds; each runs both binaries, the order alternating")
+	duration := f.Duration("duration", 60*time.Second, "length of each mixed load run (0: none)")
+	concurrency := f.Int("concurrency", 8, "concurrent clients of the load run")
+	importRows := f.Int("import-rows", 20000, "rows of the CSV each server imports first (0: no import)")
+	out := f.String("out", "", "also write the results (markdown) to this file")
+	f.Usage = func() {
+		fmt.Fprint(f.Output(), `Usage: frontdesk bench compare --before OLD_BINARY [--db postgres://…] [--rounds 2] [--duration 60s] [--import-rows 20000]
+
+Measures two frontdesk binaries side by side in one run: per round, each
+starts `+"`serve --demo`"+` on a fresh database on loopback (a temporary SQLite
+file, or with --db a PostgreSQL database it creates on that server and drops
+afterwards), imports a generated CSV with its own `+"`import pipeline`"+`, then
+takes the mixed load of `+"`bench load`"+`. The order alternates by round.
+
+`)
+		f.PrintDefaults()
+	}
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if *before == "" {
+		fmt.Fprintln(env.Stderr, "--before is required")
+		return errUsage
+	}
+	if *after == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		*after = self
+	}
+	pg := ""
+	f.Visit(func(fl *flag.Flag) {
+		if fl.Name == "db" {
+			pg = *f.dsn
+		}
+	})
+	if pg != "" && !db.IsPostgresDSN(pg) {
+		fmt.Fprintln(env.Stderr, "--db takes a postgres:// URL (without it the servers use temporary SQLite files)")
+		return errUsage
+	}
+	rep, err := bench.Compare(ctx, bench.CompareConfig{Before: *before, After: *after, PostgresURL: pg, Rounds: *rounds,
+		Load: *duration, Concurrency: *concurrency, ImportRows: *importRows, Progress: env.Stderr})
+	if err != nil {
+		return err
+	}
+	md := rep.Markdown()
+	fmt.Fprint(env.Stdout, md)
+	if *out != "" {
+		return os.WriteFile(*out, []byte(md), 0o644)
 	}
 	return nil
 }
