@@ -21,6 +21,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/names"
+	"github.com/frontdesk/frontdesk/internal/readcache"
 )
 
 // Ref is the {id, name} shape of professionals and event types in the
@@ -212,6 +213,42 @@ func ListServices(ctx context.Context, q db.Querier, acct account.Account) ([]Se
 		}
 	}
 	return out, rows.Err()
+}
+
+// maxCachedRefs bounds a services snapshot: an account whose list holds
+// more services, professionals and event types than this is read from the
+// database every time instead of kept in memory.
+const maxCachedRefs = 5000
+
+// Services is ListServices through the account's in-memory catalogue
+// (internal/readcache): at most readcache.MaxAge old at now, and current after
+// any write through this process. The list is shared: callers must not
+// modify it. A front door may keep its encoding of the list in the
+// returned snapshot (readcache.Snapshot.Encoded); it is nil when the list is
+// too large to keep, and the list then comes from the database.
+func Services(ctx context.Context, store *db.DB, acct account.Account, now time.Time) ([]Service, *readcache.Snapshot[[]Service], error) {
+	snap, err := readcache.Get(ctx, store, readcache.Calendar, acct.ID, "services", now, func(ctx context.Context) ([]Service, error) {
+		list, err := ListServices(ctx, store, acct)
+		if err != nil {
+			return nil, err
+		}
+		n := len(list)
+		for _, s := range list {
+			n += len(s.Professionals) + len(s.EventTypes)
+		}
+		if n > maxCachedRefs {
+			return nil, nil // kept as "too large": a nil list
+		}
+		return list, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if snap.Value == nil { // too large to keep
+		list, err := ListServices(ctx, store, acct)
+		return list, nil, err
+	}
+	return snap.Value, snap, nil
 }
 
 // choice is one candidate of a by-id-or-by-name selection.

@@ -45,6 +45,9 @@ type DB struct {
 	// comes with the DSN and never changes for a pool.
 	schemaMu sync.Mutex
 	schema   string
+	// local holds process-local state that belongs to this handle (the
+	// catalogue caches of internal/readcache): never shared by two handles.
+	local sync.Map
 }
 
 // Options tune Open.
@@ -306,6 +309,21 @@ func (tx *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
 
 // Dialect returns the engine's dialect.
 func (tx *Tx) Dialect() Dialect { return tx.db.dialect }
+
+// Local returns the value this handle keeps under key, made by mk on first
+// use. It is for process-local state tied to one database, such as caches
+// of its rows: two handles (two tests, two databases) never share it, and a
+// transaction reaches its handle's through Handle.
+func (db *DB) Local(key any, mk func() any) any {
+	if v, ok := db.local.Load(key); ok {
+		return v
+	}
+	v, _ := db.local.LoadOrStore(key, mk())
+	return v
+}
+
+// Handle returns the handle the transaction was begun on.
+func (tx *Tx) Handle() *DB { return tx.db }
 
 // AfterCommit registers fn to run once the transaction has committed (e.g.
 // waking a worker). It never runs for a rolled-back transaction.

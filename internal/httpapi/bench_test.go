@@ -202,3 +202,31 @@ func benchServices(b *testing.B, srv *httpapi.Server) {
 		}
 	})
 }
+
+// BenchmarkListServices reads GET /calendar/services through the whole
+// middleware chain (request id, access log, metrics, key check, rate limit)
+// from parallel clients, on an unlimited account.
+func BenchmarkListServices(b *testing.B) {
+	for _, e := range []db.Engine{db.SQLite, db.Postgres} {
+		b.Run(string(e), func(b *testing.B) {
+			store, srv, _ := benchServer(b, e)
+			if _, err := (&workspace.Applier{DB: store, Now: time.Now}).Apply(context.Background(),
+				[]byte(`account: {slug: acme, limits: {requests_per_second: 0}}`)); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					req := httptest.NewRequest("GET", "/api/v2/public/calendar/services", nil)
+					req.Header.Set("Authorization", "Bearer "+acmeKey)
+					rec := httptest.NewRecorder()
+					srv.ServeHTTP(rec, req)
+					if rec.Code != 200 {
+						b.Fatalf("status %d: %s", rec.Code, rec.Body.String())
+					}
+				}
+			})
+		})
+	}
+}

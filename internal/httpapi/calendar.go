@@ -10,12 +10,25 @@ import (
 
 // handleListServices handles "GET /api/v2/public/calendar/services".
 func (s *Server) handleListServices(w http.ResponseWriter, r *http.Request) error {
-	list, err := calendar.ListServices(r.Context(), s.db, accountFrom(r.Context()))
+	list, snap, err := calendar.Services(r.Context(), s.db, accountFrom(r.Context()), s.clock.Now())
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": list})
+	if snap == nil { // too large to keep in memory
+		writeJSON(w, http.StatusOK, servicesBody(list))
+		return nil
+	}
+	// The encoded answer is kept beside the snapshot it encodes.
+	body, err := snap.Encoded("httpapi", func(list []calendar.Service) ([]byte, error) { return encodeJSON(servicesBody(list)) })
+	if err != nil {
+		return err
+	}
+	writeEncoded(w, http.StatusOK, body)
 	return nil
+}
+
+func servicesBody(list []calendar.Service) any {
+	return map[string]any{"status": "success", "data": list}
 }
 
 // handleAvailability handles "GET /api/v2/public/calendar/availability".

@@ -20,15 +20,20 @@ type ctxKey int
 
 const (
 	keyAccount ctxKey = iota
-	keyLog
 	keyInfo
 )
 
-// requestInfo is filled in as the request travels, for the access log.
+// requestInfo is filled in as the request travels, for the access log, the
+// request's logger and its account. It is one context value (and one copy
+// of the request) for all three.
 type requestInfo struct {
-	id        string
-	route     string
+	id    string
+	route string
+	// acct is the key's account once RequireKey admitted the request.
+	acct      account.Account
 	accountID int64
+	// log is the server's logger; logFrom adds the request id and account.
+	log *slog.Logger
 	// clientGone: the client abandoned the request (see writeError).
 	clientGone bool
 }
@@ -38,15 +43,27 @@ type requestInfo struct {
 const statusClientGone = 499
 
 func accountFrom(ctx context.Context) account.Account {
-	a, _ := ctx.Value(keyAccount).(account.Account)
-	return a
+	if a, ok := ctx.Value(keyAccount).(account.Account); ok {
+		return a
+	}
+	if info, ok := ctx.Value(keyInfo).(*requestInfo); ok {
+		return info.acct
+	}
+	return account.Account{}
 }
 
+// logFrom is the request's logger: the server's, with the request id and,
+// once the key is checked, the account id. It is made when something is
+// logged, not for every request.
 func logFrom(r *http.Request) *slog.Logger {
-	if l, ok := r.Context().Value(keyLog).(*slog.Logger); ok {
-		return l
+	info, ok := r.Context().Value(keyInfo).(*requestInfo)
+	if !ok {
+		return slog.Default()
 	}
-	return slog.Default()
+	if info.accountID != 0 {
+		return info.log.With("request_id", info.id, "account_id", info.accountID)
+	}
+	return info.log.With("request_id", info.id)
 }
 
 func newRequestID() string {
@@ -97,7 +114,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		info := &requestInfo{id: sanitizeRequestID(r.Header.Get("X-Request-Id"))}
+		info := &requestInfo{id: sanitizeRequestID(r.Header.Get("X-Request-Id")), log: s.log}
 		if info.id == "" {
 			info.id = newRequestID()
 		}
@@ -108,22 +125,20 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			// referring page after an action.
 			w.Header().Set("Referrer-Policy", "no-referrer")
 		}
-		log := s.log.With("request_id", info.id)
 		timeout := s.timeout
 		if timeout <= 0 {
 			timeout = 2 * time.Minute
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
-		ctx = context.WithValue(context.WithValue(ctx, keyLog, log), keyInfo, info)
-		r = r.WithContext(ctx)
+		r = r.WithContext(context.WithValue(ctx, keyInfo, info))
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				log.Error("panic", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				logFrom(r).Error("panic", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 				if sw.status == 0 {
 					writeError(sw, r, fmt.Errorf("panic: %v", p))
 				}
@@ -138,7 +153,8 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				status = statusClientGone
 			}
 			s.metrics.observe(r.Method, route, status, elapsed)
-			log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			// request_id first, as a logger made With it would write it.
+			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", info.id),
 				slog.String("method", r.Method), slog.String("route", route), slog.String("path", r.URL.Path),
 				slog.Int("status", status), slog.Int("bytes", sw.bytes),
 				slog.Duration("duration", elapsed), slog.Int64("account_id", info.accountID))
@@ -210,11 +226,10 @@ func (s *Server) RequireKey(next http.Handler) http.Handler {
 			return
 		}
 		if info, ok := r.Context().Value(keyInfo).(*requestInfo); ok {
-			info.accountID = acct.ID
+			info.accountID, info.acct = acct.ID, acct
+		} else { // outside observe
+			r = r.WithContext(context.WithValue(r.Context(), keyAccount, acct))
 		}
-		ctx := context.WithValue(r.Context(), keyAccount, acct)
-		ctx = context.WithValue(ctx, keyLog, logFrom(r).With("account_id", acct.ID))
-		r = r.WithContext(ctx)
 		if !s.limits.admitKey(w, r, keyID, acct.Limits) {
 			return
 		}

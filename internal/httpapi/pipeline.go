@@ -25,7 +25,7 @@ func (s *Server) handleListPipelines(w http.ResponseWriter, r *http.Request) err
 	if err := rep.Err(); err != nil {
 		return err
 	}
-	list, count, err := pipeline.ListPipelines(r.Context(), s.db, accountFrom(r.Context()), pipeline.Filter{Status: status, Limit: limit, Offset: offset})
+	list, count, err := pipeline.Pipelines(r.Context(), s.db, accountFrom(r.Context()), pipeline.Filter{Status: status, Limit: limit, Offset: offset}, s.clock.Now())
 	if err != nil {
 		return err
 	}
@@ -40,7 +40,9 @@ func pipelineID(rep *valid.Report, r *http.Request) int64 {
 
 // handleListStages handles "GET /api/v2/public/leadflow/pipelines/{pipeline_id}/stages".
 func (s *Server) handleListStages(w http.ResponseWriter, r *http.Request) error {
-	return listOfPipeline(s, w, r, pipeline.ListStages)
+	return listOfPipeline(s, w, r, func(ctx context.Context, _ db.Querier, acct account.Account, id int64) ([]pipeline.Stage, error) {
+		return pipeline.Stages(ctx, s.db, acct, id, s.clock.Now())
+	})
 }
 
 // handleListInputNodes handles "GET /api/v2/public/leadflow/pipelines/{pipeline_id}/input-nodes".

@@ -137,10 +137,13 @@ func addressBucket(r *http.Request) string {
 	return "addr:" + host
 }
 
+// setRateHeaders writes the three headers under the canonical keys
+// Header.Set would make of "RateLimit-…" (sent as "Ratelimit-…"; header
+// names are case-insensitive), without canonicalising them on every request.
 func setRateHeaders(h http.Header, d ratelimit.Decision) {
-	h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
-	h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
-	h.Set("RateLimit-Reset", strconv.FormatInt(wholeSeconds(d.Reset), 10))
+	h["Ratelimit-Limit"] = []string{strconv.Itoa(d.Limit)}
+	h["Ratelimit-Remaining"] = []string{strconv.Itoa(d.Remaining)}
+	h["Ratelimit-Reset"] = []string{strconv.FormatInt(wholeSeconds(d.Reset), 10)}
 }
 
 // refuse answers 429 RATE_LIMITED with Retry-After.

@@ -44,19 +44,34 @@ type ErrorBody struct {
 // writeJSON encodes v fully before writing the header, so an encoding
 // failure can still become a clean 500.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	body, err := encodeJSON(v)
+	if err != nil {
 		slog.Error("encode response", "err", err)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
 		io.WriteString(w, `{"status":"error","error_code":"INTERNAL_ERROR","message":"Internal server error","details":null}`+"\n")
 		return
 	}
+	writeEncoded(w, status, body)
+}
+
+// encodeJSON is every response body's encoding: no HTML escaping, one
+// trailing newline.
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeEncoded writes a body encodeJSON made.
+func writeEncoded(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	w.Write(body)
 }
 
 // writeError turns any error into the contract's envelope. Errors that are

@@ -13,6 +13,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/jobs"
+	"github.com/frontdesk/frontdesk/internal/readcache"
 )
 
 // Card sources, written to cards.entry_source and card_events.source.
@@ -192,6 +193,7 @@ func loadCards(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID 
 // reactivated, the rest get new cards. Every change is recorded in the
 // card's timeline and, when asked, queues the stage's automations.
 func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int64, stage Stage, want []placement, opt placeOptions, now time.Time) ([]placed, error) {
+	readcache.Changed(tx, readcache.Pipelines, acct.ID) // the counts
 	out := make([]placed, len(want))
 	if len(want) == 0 {
 		return out, nil
@@ -431,6 +433,7 @@ func RemoveClients(ctx context.Context, store *db.DB, acct account.Account, pipe
 				append([]any{us, us}, args...)...); err != nil {
 				return err
 			}
+			readcache.Changed(tx, readcache.Pipelines, acct.ID)
 			if err := insertEvents(ctx, tx, events); err != nil {
 				return err
 			}
@@ -512,6 +515,7 @@ func MoveClientFrom(ctx context.Context, store *db.DB, acct account.Account, pip
 		if _, err := tx.Exec(ctx, `UPDATE cards SET stage_id = ?, stage_entered_at = ?, updated_at = ? WHERE id = ?`, targetStageID, us, us, cardID); err != nil {
 			return err
 		}
+		readcache.Changed(tx, readcache.Pipelines, acct.ID)
 		res.SuccessCount = 1
 		res.Message = fmt.Sprintf("Client moved to stage %q.", target.Name)
 		if err := insertEvents(ctx, tx, [][]any{{acct.ID, cardID, "moved", fromID, targetStageID, source, us}}); err != nil {

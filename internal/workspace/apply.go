@@ -15,6 +15,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/phone"
+	"github.com/frontdesk/frontdesk/internal/readcache"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 	"github.com/frontdesk/frontdesk/internal/texts"
 )
@@ -89,6 +90,11 @@ func (a *Applier) ApplyFile(ctx context.Context, f *File) (*Result, error) {
 		}
 		ap := &applier{tx: tx, f: f, now: a.Now().UTC().Truncate(time.Microsecond), hash: a.HashPassword, box: a.Secrets, creds: creds}
 		res, err = ap.apply(ctx)
+		if err == nil {
+			// The file may change anything the catalogue snapshots hold.
+			readcache.Changed(tx, readcache.Calendar, ap.acct.ID)
+			readcache.Changed(tx, readcache.Pipelines, ap.acct.ID)
+		}
 		return err
 	})
 	if err != nil {

@@ -1,0 +1,65 @@
+package pipeline
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/readcache"
+)
+
+// maxCachedRows bounds one snapshot: an account with more pipelines (or a
+// pipeline with more stages) is read from the database every time.
+const maxCachedRows = 1000
+
+// Pipelines is ListPipelines through the account's in-memory catalogue
+// (internal/readcache): every pipeline with its counts, at most
+// readcache.MaxAge old at now and current after any write through this
+// process (cards placed, moved or removed; a workspace applied), filtered
+// and paged in memory.
+func Pipelines(ctx context.Context, store *db.DB, acct account.Account, f Filter, now time.Time) ([]Pipeline, int, error) {
+	snap, err := readcache.Get(ctx, store, readcache.Pipelines, acct.ID, "pipelines", now, func(ctx context.Context) ([]Pipeline, error) {
+		list, total, err := ListPipelines(ctx, store, acct, Filter{Limit: maxCachedRows})
+		if err != nil || total > maxCachedRows {
+			return nil, err // nil: too many to keep
+		}
+		return list, nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	if snap.Value == nil {
+		return ListPipelines(ctx, store, acct, f)
+	}
+	var match []Pipeline
+	for _, p := range snap.Value {
+		if f.Status == "" || p.Status == f.Status {
+			match = append(match, p)
+		}
+	}
+	lo := min(f.Offset, len(match))
+	hi := min(lo+f.Limit, len(match))
+	return append([]Pipeline{}, match[lo:hi]...), len(match), nil
+}
+
+// Stages is ListStages through the account's in-memory catalogue, like
+// Pipelines. The list is shared: callers must not modify it.
+func Stages(ctx context.Context, store *db.DB, acct account.Account, pipelineID int64, now time.Time) ([]Stage, error) {
+	snap, err := readcache.Get(ctx, store, readcache.Pipelines, acct.ID, "stages/"+strconv.FormatInt(pipelineID, 10), now,
+		func(ctx context.Context) ([]Stage, error) {
+			stages, err := ListStages(ctx, store, acct, pipelineID)
+			if err != nil || len(stages) > maxCachedRows {
+				return nil, err
+			}
+			return stages, nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	if snap.Value == nil {
+		return ListStages(ctx, store, acct, pipelineID)
+	}
+	return snap.Value, nil
+}
