@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"runtime/pprof"
 	"time"
 	"unicode/utf8"
 
@@ -35,11 +37,23 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	publicURL := f.String("public-url", "", "the base URL message providers call back (env FRONTDESK_PUBLIC_URL); their signatures cover it")
 	rateSync := f.Duration("rate-sync", 200*time.Millisecond, "PostgreSQL: how often instances share their API rate-limit usage")
 	slowQuery := f.Duration("slow-query", 500*time.Millisecond, "log statements slower than this (0: never; env FRONTDESK_SLOW_QUERY)")
+	cpuProfile := f.String("cpuprofile", "", "write a CPU profile of the process until it stops to this file (go tool pprof)")
 	if err := f.parse(args); err != nil {
 		return err
 	}
 	if err := envDuration(f, env, "slow-query", "FRONTDESK_SLOW_QUERY", slowQuery); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		pf, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	box, err := secretBox(env)
 	if err != nil {
