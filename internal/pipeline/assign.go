@@ -25,16 +25,18 @@ func (a *assignment) pick(ctx context.Context, tx *db.Tx, acct account.Account, 
 	}
 	switch a.strategy {
 	case "round_robin":
-		var next int
-		if err := tx.QueryRow(ctx, `SELECT round_robin_next FROM input_nodes WHERE id = ?`+tx.Dialect().ForUpdate(), a.nodeID).Scan(&next); err != nil {
+		// One statement moves the cursor past these n and returns where it
+		// stopped; the first of them is n before that.
+		l := len(a.pool)
+		var after int
+		if err := tx.QueryRow(ctx, `UPDATE input_nodes SET round_robin_next = (round_robin_next + ?) % ? WHERE id = ? RETURNING round_robin_next`,
+			n%l, l, a.nodeID).Scan(&after); err != nil {
 			return nil, fmt.Errorf("round robin cursor: %w", err)
 		}
+		next := ((after-n)%l + l) % l
 		for i := range out {
-			id := a.pool[(next+i)%len(a.pool)]
+			id := a.pool[(next+i)%l]
 			out[i] = &id
-		}
-		if _, err := tx.Exec(ctx, `UPDATE input_nodes SET round_robin_next = ? WHERE id = ?`, (next+n)%len(a.pool), a.nodeID); err != nil {
-			return nil, err
 		}
 	case "least_loaded":
 		load := make(map[int64]int, len(a.pool))
