@@ -68,27 +68,16 @@ postgres:// URL, a schema it creates and drops. FRONTDESK_DB is ignored.
 		fmt.Fprintln(env.Stderr, "--sizes needs at least one size and --iterations at least 1")
 		return errUsage
 	}
-	if *cpuProfile != "" {
-		pf, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer pf.Close()
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	rep, err := bench.Run(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	md := rep.Markdown()
-	fmt.Fprint(env.Stdout, md)
-	if *out != "" {
-		return os.WriteFile(*out, []byte(md), 0o644)
-	}
-	return nil
+	return printReport(env, rep.Markdown(), *out)
 }
 
 // cmdBenchLoad runs `frontdesk bench load`.
@@ -190,12 +179,7 @@ takes the mixed load of `+"`bench load`"+`. The order alternates by round.
 	if err != nil {
 		return err
 	}
-	md := rep.Markdown()
-	fmt.Fprint(env.Stdout, md)
-	if *out != "" {
-		return os.WriteFile(*out, []byte(md), 0o644)
-	}
-	return nil
+	return printReport(env, rep.Markdown(), *out)
 }
 
 // parseCounts reads "0,100k,1M" (empty: none).
@@ -223,4 +207,30 @@ func parseCounts(s string) ([]int, error) {
 		out = append(out, n*mult)
 	}
 	return out, nil
+}
+
+// printReport prints a bench report and, with --out, writes it to that file.
+func printReport(env *Env, md, out string) error {
+	fmt.Fprint(env.Stdout, md)
+	if out != "" {
+		return os.WriteFile(out, []byte(md), 0o644)
+	}
+	return nil
+}
+
+// startCPUProfile starts a CPU profile into path ("" : none); the returned
+// func stops it and closes the file.
+func startCPUProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	pf, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(pf); err != nil {
+		pf.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); pf.Close() }, nil
 }

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/pprof"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -155,17 +154,11 @@ func cmdImport(ctx context.Context, args []string, env *Env) error {
 		return usageErr("--waitlist ID is required (see GET /api/v2/public/calendar/waitlist/summary)")
 	}
 
-	if *cpuProfile != "" {
-		pf, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer pf.Close()
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	table, err := readTable(*file, comma)
 	if err != nil {
 		return err

@@ -285,15 +285,8 @@ func (rep *CompareReport) Markdown() string {
 			b.WriteString(" — | — | — | — | — |\n")
 		}
 	}
-	b.WriteString("\n### Targets (issue 20)\n\n| target | measured | result |\n|---|---:|---|\n")
-	for _, t := range rep.Targets() {
-		measured := fmt.Sprintf("%.2f×", t.Value)
-		if t.Shown != "" {
-			measured = t.Shown
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", t.Name, measured, t.Result())
-	}
 	b.WriteString("\n")
+	writeTargets(&b, "Targets (issue 20)", rep.Targets())
 	return b.String()
 }
 

@@ -140,8 +140,14 @@ func (rep *Report) Markdown() string {
 		b.WriteString("\n\n")
 	}
 
-	b.WriteString("### Targets (issue 10)\n\n| target | measured | result |\n|---|---:|---|\n")
-	for _, t := range rep.Targets() {
+	writeTargets(&b, "Targets (issues 10 and 20)", rep.Targets())
+	return b.String()
+}
+
+// writeTargets renders targets as a PASS/MISS table under a heading.
+func writeTargets(b *strings.Builder, title string, targets []Target) {
+	fmt.Fprintf(b, "### %s\n\n| target | measured | result |\n|---|---:|---|\n", title)
+	for _, t := range targets {
 		measured := fmt.Sprintf("%.2f×", t.Value)
 		if t.Shown != "" {
 			measured = t.Shown
@@ -149,10 +155,9 @@ func (rep *Report) Markdown() string {
 		if t.Adjusted > 0 {
 			measured += fmt.Sprintf(" (floor-adjusted %.2f×)", t.Adjusted)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", t.Name, measured, t.Result())
+		fmt.Fprintf(b, "| %s | %s | %s |\n", t.Name, measured, t.Result())
 	}
 	b.WriteString("\n")
-	return b.String()
 }
 
 // Target is one checked target.

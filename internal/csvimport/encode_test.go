@@ -18,22 +18,8 @@ func mapBody(t testing.TB, j *csvimport.Job, chunk []csvimport.Record) []byte {
 	for i, rec := range chunk {
 		rows[i] = j.Mapping.PipelineRow(rec)
 	}
-	body := map[string]any{"clients": rows, "trigger_automations": j.TriggerAutomations}
-	if j.OnDuplicate != "" {
-		body["on_duplicate"] = j.OnDuplicate
-	}
-	if j.DryRun {
-		body["dry_run"] = true
-	}
-	if j.AllOrNone {
-		body["all_or_none"] = true
-	}
-	if j.StageID != 0 {
-		body["stage_id"] = j.StageID
-	}
-	if j.AreaCode != "" {
-		body["defaults"] = map[string]any{"area_code": j.AreaCode}
-	}
+	body := csvimport.PipelineOptions(j) // the batch's options, as the old encoder set them
+	body["clients"] = rows
 	data, err := json.Marshal(body)
 	if err != nil {
 		t.Fatal(err)

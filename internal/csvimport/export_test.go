@@ -11,3 +11,7 @@ func EncodePipeline(j *Job, chunk []Record) ([]byte, error) {
 	}
 	return e.encode(chunk), nil
 }
+
+// PipelineOptions exposes a batch-ingest body's options to the encoder's
+// equivalence tests.
+func PipelineOptions(j *Job) map[string]any { return j.pipelineOptions() }

@@ -214,19 +214,7 @@ func BenchmarkListServices(b *testing.B) {
 				[]byte(`account: {slug: acme, limits: {requests_per_second: 0}}`)); err != nil {
 				b.Fatal(err)
 			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					req := httptest.NewRequest("GET", "/api/v2/public/calendar/services", nil)
-					req.Header.Set("Authorization", "Bearer "+acmeKey)
-					rec := httptest.NewRecorder()
-					srv.ServeHTTP(rec, req)
-					if rec.Code != 200 {
-						b.Fatalf("status %d: %s", rec.Code, rec.Body.String())
-					}
-				}
-			})
+			benchServices(b, srv)
 		})
 	}
 }
