@@ -401,6 +401,11 @@ func settle(pn *phonenumbers.PhoneNumber) (Number, error) {
 
 // cachedParse is phonenumbers.Parse, memoised.
 func cachedParse(s, region string) (*phonenumbers.PhoneNumber, error) {
+	if region == "" && len(s) > 1 && s[0] == '+' {
+		if pn, ok := fastInternational(s[1:]); ok {
+			return pn, nil
+		}
+	}
 	key := region + "|" + s
 	if r, ok := parses.get(key); ok {
 		return r.pn, r.err
