@@ -15,20 +15,28 @@ import (
 //   - PostgreSQL: one `INSERT … SELECT * FROM unnest($1::type[], …)` with one
 //     array parameter per column — the planner sees a handful of parameters
 //     instead of thousands of VALUES placeholders;
-//   - SQLite: one prepared statement executed once per row inside the
-//     caller's transaction. SQLite runs in-process, so there is no round trip
-//     to save; what costs is parsing, and a prepared statement is parsed once
-//     (a 7,500-placeholder VALUES list is parsed every time).
+//   - SQLite: a prepared statement of 50 rows executed inside the caller's
+//     transaction. SQLite runs in-process, so there is no round trip to
+//     save; what costs is parsing and each statement's bind-and-step
+//     through database/sql, and a prepared statement is parsed once (a
+//     7,500-placeholder VALUES list is parsed every time).
 //
 // head is "INSERT INTO t (a, b, c)"; tail is appended (e.g. "ON CONFLICT …
 // DO NOTHING"). Rows must have one value per column.
 func InsertMany(ctx context.Context, q Querier, head string, rows [][]any, tail string) error {
+	_, err := InsertManyCount(ctx, q, head, rows, tail)
+	return err
+}
+
+// InsertManyCount is InsertMany and the number of rows inserted (fewer than
+// len(rows) when tail lets conflicting rows be skipped).
+func InsertManyCount(ctx context.Context, q Querier, head string, rows [][]any, tail string) (int64, error) {
 	if len(rows) == 0 {
-		return nil
+		return 0, nil
 	}
 	table, cols, err := parseInsertHead(head)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if q.Dialect().Engine == Postgres {
 		return insertUnnest(ctx, q, table, cols, rows, tail)
@@ -67,10 +75,10 @@ func (db *DB) prepare(ctx context.Context, q string) (*sql.Stmt, error) {
 // and a multi-row VALUES list amortises it (SQLite allows 32,766 variables).
 const sqliteRowsPerInsert = 50
 
-func insertPrepared(ctx context.Context, q Querier, head string, ncols int, rows [][]any, tail string) error {
+func insertPrepared(ctx context.Context, q Querier, head string, ncols int, rows [][]any, tail string) (int64, error) {
 	p, ok := q.(preparer)
 	if !ok {
-		return fmt.Errorf("InsertMany: %T cannot prepare statements", q)
+		return 0, fmt.Errorf("InsertMany: %T cannot prepare statements", q)
 	}
 	one := "(" + strings.TrimSuffix(strings.Repeat("?,", ncols), ",") + ")"
 	statement := func(n int) string {
@@ -83,32 +91,39 @@ func insertPrepared(ctx context.Context, q Querier, head string, ncols int, rows
 	per := min(sqliteRowsPerInsert, len(rows))
 	full, err := p.prepare(ctx, statement(per))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer full.Close()
 	// modernc's driver watches a cancellable context with a goroutine per
 	// statement; the batch checks the context itself between statements.
 	quiet := context.WithoutCancel(ctx)
 	args := make([]any, 0, per*ncols)
+	var inserted int64
 	for start := 0; start < len(rows); start += per {
 		if err := ctx.Err(); err != nil {
-			return err
+			return inserted, err
 		}
 		part := rows[start:min(start+per, len(rows))]
 		args = args[:0]
 		for _, r := range part {
 			args = append(args, r...)
 		}
+		var res sql.Result
 		if len(part) == per {
-			_, err = full.ExecContext(quiet, args...)
+			res, err = full.ExecContext(quiet, args...)
 		} else {
-			_, err = q.Exec(quiet, statement(len(part)), args...)
+			res, err = q.Exec(quiet, statement(len(part)), args...)
 		}
 		if err != nil {
-			return err
+			return inserted, err
 		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return inserted, err
+		}
+		inserted += n
 	}
-	return nil
+	return inserted, nil
 }
 
 // columnTypes caches each table's column types on PostgreSQL (the unnest
@@ -170,21 +185,21 @@ func pgColumnTypes(ctx context.Context, q Querier, table string) (map[string]str
 	return types, nil
 }
 
-func insertUnnest(ctx context.Context, q Querier, table string, cols []string, rows [][]any, tail string) error {
+func insertUnnest(ctx context.Context, q Querier, table string, cols []string, rows [][]any, tail string) (int64, error) {
 	types, err := pgColumnTypes(ctx, q, table)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	args := make([]any, len(cols))
 	casts := make([]string, len(cols))
 	for j, c := range cols {
 		t, ok := types[c]
 		if !ok {
-			return fmt.Errorf("InsertMany: %s has no column %s", table, c)
+			return 0, fmt.Errorf("InsertMany: %s has no column %s", table, c)
 		}
 		arr, cast, err := column(rows, j, t)
 		if err != nil {
-			return fmt.Errorf("InsertMany %s.%s: %w", table, c, err)
+			return 0, fmt.Errorf("InsertMany %s.%s: %w", table, c, err)
 		}
 		args[j], casts[j] = arr, "?::"+cast
 	}
@@ -192,8 +207,11 @@ func insertUnnest(ctx context.Context, q Querier, table string, cols []string, r
 	if tail != "" {
 		stmt += " " + tail
 	}
-	_, err = q.Exec(ctx, stmt, args...)
-	return err
+	res, err := q.Exec(ctx, stmt, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
 // column gathers column j of rows into a typed slice of pointers (nil is
@@ -276,8 +294,46 @@ func column(rows [][]any, j int, typ string) (any, string, error) {
 // first being the row id; set refers to them as v.<name> and may hold `?`
 // placeholders bound to setArgs.
 func UpdateMany(ctx context.Context, tx *Tx, table string, names, types []string, set string, setArgs []any, values [][]any) error {
+	_, err := updateMany(ctx, tx, table, names, types, set, setArgs, "", false, values)
+	return err
+}
+
+// UpdateManyWhere is UpdateMany for the rows that also satisfy where (a
+// predicate on the table, "" for none); it returns the ids it updated.
+func UpdateManyWhere(ctx context.Context, tx *Tx, table string, names, types []string, set string, setArgs []any, where string, values [][]any) ([]int64, error) {
+	return updateMany(ctx, tx, table, names, types, set, setArgs, where, true, values)
+}
+
+func updateMany(ctx context.Context, tx *Tx, table string, names, types []string, set string, setArgs []any, where string, returning bool, values [][]any) ([]int64, error) {
 	if len(values) == 0 {
-		return nil
+		return nil, nil
+	}
+	cond := table + ".id = v.id"
+	if where != "" {
+		cond += " AND (" + where + ")"
+	}
+	if returning {
+		cond += " RETURNING " + table + ".id"
+	}
+	var ids []int64
+	run := func(stmt string, args []any) error {
+		if !returning {
+			_, err := tx.Exec(ctx, stmt, args...)
+			return err
+		}
+		rows, err := tx.Query(ctx, stmt, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return rows.Err()
 	}
 	if tx.Dialect().Engine == Postgres {
 		arrays := make([]any, len(names))
@@ -285,14 +341,14 @@ func UpdateMany(ctx context.Context, tx *Tx, table string, names, types []string
 		for j, t := range types {
 			arr, cast, err := column(values, j, strings.ToLower(t))
 			if err != nil {
-				return fmt.Errorf("UpdateMany %s.%s: %w", table, names[j], err)
+				return nil, fmt.Errorf("UpdateMany %s.%s: %w", table, names[j], err)
 			}
 			arrays[j], params[j] = arr, "CAST(? AS "+cast+")"
 		}
-		stmt := fmt.Sprintf("UPDATE %s SET %s FROM unnest(%s) AS v(%s) WHERE %s.id = v.id",
-			table, set, strings.Join(params, ", "), strings.Join(names, ", "), table)
-		_, err := tx.Exec(ctx, stmt, append(append([]any{}, setArgs...), arrays...)...)
-		return err
+		stmt := fmt.Sprintf("UPDATE %s SET %s FROM unnest(%s) AS v(%s) WHERE %s",
+			table, set, strings.Join(params, ", "), strings.Join(names, ", "), cond)
+		err := run(stmt, append(append([]any{}, setArgs...), arrays...))
+		return ids, err
 	}
 	per := min(tx.Dialect().MaxParams()/len(types)-len(setArgs), 500)
 	tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(types)), ", ") + ")"
@@ -308,10 +364,10 @@ func UpdateMany(ctx context.Context, tx *Tx, table string, names, types []string
 			b.WriteString(tuple)
 			args = append(args, r...)
 		}
-		fmt.Fprintf(&b, ") UPDATE %s SET %s FROM v WHERE %s.id = v.id", table, set, table)
-		if _, err := tx.Exec(ctx, b.String(), append(args, setArgs...)...); err != nil {
-			return err
+		fmt.Fprintf(&b, ") UPDATE %s SET %s FROM v WHERE %s", table, set, cond)
+		if err := run(b.String(), append(args, setArgs...)); err != nil {
+			return ids, err
 		}
 	}
-	return nil
+	return ids, nil
 }

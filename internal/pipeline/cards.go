@@ -149,6 +149,58 @@ type placeOptions struct {
 	jobSource   string      // jobs.source_type: "add" or "ingest"
 }
 
+// raced handles placements another transaction beat this one to: of the
+// placements idx (indexes into want), those whose card is not among written
+// (the card ids this transaction inserted or reactivated) report the
+// client's active card as already active. It returns the placements that
+// did happen here.
+func raced(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int64, want []placement, out []placed, idx []int, written []int64) ([]int, error) {
+	mine := make(map[int64]bool, len(written))
+	if len(written) > 0 {
+		// written may be the reserved ids of an insert: keep those that
+		// exist (the others were skipped on conflict).
+		in, args := db.In(written)
+		rows, err := tx.Query(ctx, `SELECT id FROM cards WHERE account_id = ? AND id IN `+in, append([]any{acct.ID}, args...)...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			mine[id] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	var kept []int
+	var lost []int64
+	for _, i := range idx {
+		if mine[out[i].cardID] {
+			kept = append(kept, i)
+		} else {
+			lost = append(lost, want[i].clientID)
+		}
+	}
+	active := map[int64]placed{}
+	if err := loadCards(ctx, tx, acct, pipelineID, lost, active, map[int64]int64{}); err != nil {
+		return nil, err
+	}
+	for _, i := range idx {
+		if !mine[out[i].cardID] {
+			out[i] = active[want[i].clientID]
+			if out[i].cardID == 0 {
+				return nil, fmt.Errorf("place client %d: its card was neither written nor found active", want[i].clientID)
+			}
+		}
+	}
+	return kept, nil
+}
+
 // loadCards fills active (client -> its active card) and removed (client ->
 // its newest removed card) for clients on the pipeline, in one query.
 func loadCards(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int64, ids []int64, active map[int64]placed, removed map[int64]int64) error {
@@ -246,9 +298,19 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 			insert[j] = []any{cardIDs[j], acct.ID, pipelineID, want[i].clientID, stage.ID, opt.source, nullFloat(want[i].leadValue),
 				nullInt(out[i].assignee), us, us, us}
 		}
-		if err := db.InsertMany(ctx, tx, `INSERT INTO cards (id, account_id, pipeline_id, client_id, stage_id, entry_source, lead_value,
-			assigned_user_id, added_at, stage_entered_at, updated_at)`, insert, ""); err != nil {
+		// A client is locked by the batch only when its stored values change
+		// (or it is new), so another batch of the account may be placing the
+		// same existing client on this pipeline right now: the active-card
+		// index decides, and the loser reports the winner's card.
+		n, err := db.InsertManyCount(ctx, tx, `INSERT INTO cards (id, account_id, pipeline_id, client_id, stage_id, entry_source, lead_value,
+			assigned_user_id, added_at, stage_entered_at, updated_at)`, insert, `ON CONFLICT (pipeline_id, client_id) WHERE status = 'active' DO NOTHING`)
+		if err != nil {
 			return nil, fmt.Errorf("insert cards: %w", err)
+		}
+		if int(n) < len(fresh) {
+			if fresh, err = raced(ctx, tx, acct, pipelineID, want, out, fresh, cardIDs); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if len(revived) > 0 {
@@ -260,13 +322,21 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 		for j, i := range revived {
 			values[j] = []any{out[i].cardID, nullInt(out[i].assignee), nullFloat(want[i].leadValue)}
 		}
-		if err := db.UpdateMany(ctx, tx, "cards", []string{"id", "assignee", "lead"}, []string{"BIGINT", "BIGINT", "DOUBLE PRECISION"},
+		done, err := db.UpdateManyWhere(ctx, tx, "cards", []string{"id", "assignee", "lead"}, []string{"BIGINT", "BIGINT", "DOUBLE PRECISION"},
 			`status = 'active', stage_id = ?, stage_entered_at = ?, removed_at = NULL, updated_at = ?, entry_source = ?,
 			 assigned_user_id = COALESCE(v.assignee, cards.assigned_user_id), lead_value = COALESCE(cards.lead_value, v.lead)`,
-			[]any{stage.ID, us, us, opt.source}, values); err != nil {
+			[]any{stage.ID, us, us, opt.source}, `cards.status <> 'active'`, values)
+		if err != nil {
 			return nil, fmt.Errorf("reactivate cards: %w", err)
 		}
+		if len(done) < len(revived) { // another batch reactivated some first
+			if revived, err = raced(ctx, tx, acct, pipelineID, want, out, revived, done); err != nil {
+				return nil, err
+			}
+		}
 	}
+	arrivals = append(append(arrivals[:0], fresh...), revived...)
+	slices.Sort(arrivals)
 	events := make([][]any, 0, len(arrivals))
 	for _, i := range arrivals {
 		kind := "placed"

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"hash/fnv"
+	"reflect"
 	"sort"
 	"sync"
 	"time"
@@ -305,11 +306,6 @@ type batch struct {
 
 func (b *batch) run(ctx context.Context) (*IngestResult, error) {
 	rows := b.req.Rows
-	b.results = make([]RowResult, len(rows))
-	b.matched = make([]*contact.Client, len(rows))
-	b.merged = make([]contact.New, len(rows))
-	b.changed = make([]bool, len(rows))
-	b.tags = make([][]Tag, len(rows))
 
 	var ids []int64
 	var nationals, emails []string
@@ -324,11 +320,78 @@ func (b *batch) run(ctx context.Context) (*IngestResult, error) {
 			emails = append(emails, r.Email)
 		}
 	}
-	byID, byPhone, byEmail, err := b.lookup(ctx, ids, nationals, emails)
-	if err != nil {
+	write := !b.req.DryRun
+	if write {
+		// No other transaction can create a client with one of these
+		// phones or e-mails, or merge into one named by id, until this one
+		// commits.
+		if err := contact.LockKeys(ctx, b.tx, b.acct, contact.Keys{Nationals: nationals, Emails: emails, IDs: ids}); err != nil {
+			return nil, err
+		}
+	}
+	locked := map[int64]bool{}
+	for {
+		byID, byPhone, byEmail, err := lookup(ctx, b.tx, b.acct, ids, nationals, emails)
+		if err != nil {
+			return nil, err
+		}
+		b.decide(byID, byPhone, byEmail)
+		if !write || b.tx.Dialect().Engine != db.Postgres {
+			break // SQLite: this transaction is the only writer
+		}
+		// The clients this batch will rewrite are locked and read again: a
+		// batch that reached one of them by another key (its e-mail, where
+		// this one came by phone) may have merged into it since the lookup,
+		// and a merge must start from what is stored. Clients left as they
+		// are need no lock: this batch then simply comes first.
+		var rewrite []int64
+		for i, c := range b.matched {
+			if c != nil && b.changed[i] && !locked[c.ID] {
+				rewrite = append(rewrite, c.ID)
+				locked[c.ID] = true
+			}
+		}
+		if len(rewrite) == 0 {
+			break
+		}
+		fresh, err := contact.LockByIDs(ctx, b.tx, b.acct, rewrite)
+		if err != nil {
+			return nil, err
+		}
+		stale := false
+		for _, c := range b.matched {
+			if c == nil {
+				continue
+			}
+			if f, ok := fresh[c.ID]; ok && !reflect.DeepEqual(f, *c) {
+				stale = true
+			}
+		}
+		if !stale {
+			break
+		}
+		// Decide again from what is stored now (the locks stay held).
+	}
+	if err := b.loadExistingTags(ctx); err != nil {
 		return nil, err
 	}
+	if !b.req.DryRun {
+		if err := b.write(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return b.result(), nil
+}
 
+// decide matches every row and prepares its merge or creation from the
+// clients found; it can run again with fresher clients.
+func (b *batch) decide(byID map[int64]contact.Client, byPhone, byEmail map[string]contact.Client) {
+	rows := b.req.Rows
+	b.results = make([]RowResult, len(rows))
+	b.matched = make([]*contact.Client, len(rows))
+	b.merged = make([]contact.New, len(rows))
+	b.changed = make([]bool, len(rows))
+	b.tags = make([][]Tag, len(rows))
 	claimed := map[string]int{} // identity key -> first row index
 	for i, r := range rows {
 		res := &b.results[i]
@@ -380,82 +443,20 @@ func (b *batch) run(ctx context.Context) (*IngestResult, error) {
 			}
 		}
 	}
-	if err := b.loadExistingTags(ctx); err != nil {
-		return nil, err
-	}
-	if !b.req.DryRun {
-		if err := b.write(ctx); err != nil {
-			return nil, err
-		}
-	}
-	return b.result(), nil
 }
 
 // lookup loads the clients the rows can match, by id, phone and e-mail, in
-// three queries. Before a write it first locks the rows' keys, so no other
-// transaction can create a client with one of these phones or e-mails until
-// this one commits. On PostgreSQL it then locks the clients it found and
-// takes their latest values: another batch may have reached one of them by
-// another key and merged into it meanwhile, and a merge must start from what
-// is stored. Should that merge have moved an e-mail this batch matched by,
-// the lookup runs again (the clients already locked stay locked).
-func (b *batch) lookup(ctx context.Context, ids []int64, nationals, emails []string) (
+// three queries.
+func lookup(ctx context.Context, tx *db.Tx, acct account.Account, ids []int64, nationals, emails []string) (
 	byID map[int64]contact.Client, byPhone, byEmail map[string]contact.Client, err error) {
-	write := !b.req.DryRun
-	if write {
-		if err := contact.LockKeys(ctx, b.tx, b.acct, contact.Keys{Nationals: nationals, Emails: emails, IDs: ids}); err != nil {
-			return nil, nil, nil, err
-		}
+	if byID, err = contact.ByIDs(ctx, tx, acct, ids); err != nil {
+		return
 	}
-	for {
-		if byID, err = contact.ByIDs(ctx, b.tx, b.acct, ids); err != nil {
-			return
-		}
-		if byPhone, err = contact.ByNationals(ctx, b.tx, b.acct, nationals); err != nil {
-			return
-		}
-		if byEmail, err = contact.ByEmails(ctx, b.tx, b.acct, emails); err != nil {
-			return
-		}
-		if !write || b.tx.Dialect().Engine != db.Postgres {
-			return // SQLite: this transaction is the only writer
-		}
-		var found []int64
-		for _, c := range byID {
-			found = append(found, c.ID)
-		}
-		for _, m := range []map[string]contact.Client{byPhone, byEmail} {
-			for _, c := range m {
-				found = append(found, c.ID)
-			}
-		}
-		if len(found) == 0 {
-			return
-		}
-		var fresh map[int64]contact.Client
-		if fresh, err = contact.LockByIDs(ctx, b.tx, b.acct, found); err != nil {
-			return
-		}
-		stale := false
-		for id := range byID {
-			f, ok := fresh[id]
-			stale = stale || !ok
-			byID[id] = f
-		}
-		for k, c := range byPhone {
-			f, ok := fresh[c.ID] // phones never change on merge
-			stale = stale || !ok || f.Phone.National != k
-			byPhone[k] = f
-		}
-		for k, c := range byEmail {
-			f, ok := fresh[c.ID]
-			stale = stale || !ok || contact.NormEmail(f.Email) != k
-			byEmail[k] = f
-		}
-		if !stale {
-			return
-		}
+	if byPhone, err = contact.ByNationals(ctx, tx, acct, nationals); err != nil {
+		return
 	}
+	byEmail, err = contact.ByEmails(ctx, tx, acct, emails)
+	return
 }
 
 func (b *batch) fail(i int, e RowError) {

@@ -17,6 +17,9 @@ import (
 
 const otherNode = "0b7d6c52-5a52-4c1e-9a57-6f4a0f1f3a02"
 
+// salesNode is a second API node of acme's sales pipeline (webNode's).
+const salesNode = "0b7d6c52-5a52-4c1e-9a57-6f4a0f1f3a03"
+
 // setupTwoNodes is acme with a second pipeline and API input node, so two
 // batches of one account can run without queueing on one node.
 func setupTwoNodes(t *testing.T, store *db.DB) account.Account {
@@ -29,6 +32,8 @@ pipelines:
     status: active
     stages: [{key: new, name: New, stage_type: open, entry_point: true}]
     input_nodes: [{key: partners, uuid: "` + otherNode + `", name: Partners, type: api, active: true}]
+  - key: sales
+    input_nodes: [{key: fair, uuid: "` + salesNode + `", name: Fair, type: api, active: true, target_stage: new}]
 `
 	if _, err := (&workspace.Applier{DB: store, Now: time.Now}).Apply(context.Background(), []byte(extra)); err != nil {
 		t.Fatal(err)
@@ -212,6 +217,76 @@ func TestClientLocksAreKeysNotTheAccount(t *testing.T) {
 		}
 		if err := <-got; err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// Two batches place the same existing clients, unchanged (so neither locks
+// them) and known by different keys, on one pipeline through two nodes at once, first as new cards and
+// then as reactivations: each client ends with one active card, and every
+// row is answered added or reactivated by one batch and already active by
+// the other, never an error.
+func TestConcurrentPlacementsOfOneClient(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		acct := setupTwoNodes(t, store)
+		in := &Ingester{DB: store, Wait: time.Minute}
+		// One batch knows the clients by phone, the other by e-mail: their
+		// key locks do not meet.
+		var maps, byPhone, byEmail []map[string]any
+		for k := 0; k < 60; k++ {
+			phone, email := fmt.Sprintf("+3469944%04d", k), fmt.Sprintf("same%d@example.com", k)
+			maps = append(maps, map[string]any{"phone_number": phone, "email": email, "first_name": "Same"})
+			byPhone = append(byPhone, map[string]any{"phone_number": phone})
+			byEmail = append(byEmail, map[string]any{"email": email})
+		}
+		// The clients exist, on another pipeline only.
+		if _, err := in.Ingest(context.Background(), acct, IngestRequest{NodeUUID: otherNode, OnDuplicate: OnDuplicateUpdate, Rows: rowsOf(maps...)}, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		sales := func() int64 {
+			var id int64
+			store.QueryRow(context.Background(), `SELECT pipeline_id FROM input_nodes WHERE uuid = ?`, webNode).Scan(&id)
+			return id
+		}()
+		for round := 0; round < 6; round++ {
+			results := make([]*IngestResult, 2)
+			var wg sync.WaitGroup
+			for g, node := range []string{webNode, salesNode} {
+				rows := rowsOf(byPhone...)
+				if g == 1 {
+					rows = rowsOf(byEmail...)
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					res, err := in.Ingest(context.Background(), acct, IngestRequest{NodeUUID: node, OnDuplicate: OnDuplicateUpdate, Rows: rows}, time.Now())
+					if err != nil {
+						t.Errorf("round %d, node %s: %v", round, node, err)
+					}
+					results[g] = res
+				}()
+			}
+			wg.Wait()
+			if t.Failed() {
+				return
+			}
+			for k := range maps {
+				a, b := results[0].Results[k].Pipeline, results[1].Results[k].Pipeline
+				placedOnce := (a.Status == AlreadyActive) != (b.Status == AlreadyActive)
+				if !placedOnce || *a.ClientStateID != *b.ClientStateID {
+					t.Fatalf("round %d row %d: %s %d and %s %d", round, k, a.Status, *a.ClientStateID, b.Status, *b.ClientStateID)
+				}
+			}
+			var active int
+			store.QueryRow(context.Background(), `SELECT COUNT(*) FROM cards WHERE account_id = ? AND pipeline_id = ? AND status = 'active'
+				AND client_id IN (SELECT id FROM clients WHERE first_name = 'Same')`, acct.ID, sales).Scan(&active)
+			if active != len(maps) {
+				t.Fatalf("round %d: %d active cards for %d clients", round, active, len(maps))
+			}
+			// Remove them all: the next round reactivates.
+			if _, err := store.Exec(context.Background(), `UPDATE cards SET status = 'removed' WHERE account_id = ? AND pipeline_id = ?`, acct.ID, sales); err != nil {
+				t.Fatal(err)
+			}
 		}
 	})
 }
