@@ -318,6 +318,9 @@ func (e *Effects) deliverMessages(ctx context.Context, tx *db.Tx, acct account.A
 			return err
 		}
 	}
+	if r, ok := e.Sender.(BatchRecorder); ok && len(recorded) > 1 {
+		return r.RecordSentMany(ctx, tx, acct, recorded)
+	}
 	if r, ok := e.Sender.(Recorder); ok {
 		for _, m := range recorded {
 			if err := r.RecordSent(ctx, tx, acct, m); err != nil {

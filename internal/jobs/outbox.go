@@ -75,6 +75,12 @@ type Recorder interface {
 	RecordSent(ctx context.Context, tx *db.Tx, acct account.Account, m Message) error
 }
 
+// BatchRecorder is an optional part of a Recorder: RecordSent for the
+// messages of a whole batch of jobs at once.
+type BatchRecorder interface {
+	RecordSentMany(ctx context.Context, tx *db.Tx, acct account.Account, ms []Message) error
+}
+
 // Delivery statuses a Sender reports.
 const (
 	DeliverySent       = "sent"

@@ -8,8 +8,10 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/channels"
+	"github.com/frontdesk/frontdesk/internal/chat"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/jobs"
+	"github.com/frontdesk/frontdesk/internal/phone"
 )
 
 // Metrics counts messages per provider and outcome, and the providers'
@@ -97,6 +99,28 @@ func (s JobSender) RecordSent(ctx context.Context, tx *db.Tx, acct account.Accou
 		provider = *m.ProviderMessageID
 	}
 	return RecordSent(ctx, tx, acct, *m.ChannelID, m.Recipient, m.Body, provider, s.Deliverer.Clock.Now())
+}
+
+// RecordSentMany implements jobs.BatchRecorder: RecordSent for many
+// messages, in a few statements.
+func (s JobSender) RecordSentMany(ctx context.Context, tx *db.Tx, acct account.Account, ms []jobs.Message) error {
+	var out []chat.ChannelMessage
+	for _, m := range ms {
+		if m.ChannelID == nil {
+			continue
+		}
+		n, err := phone.ParseWithRegion(m.Recipient, "")
+		if err != nil {
+			continue // an e-mail-only client: there is no phone conversation to join
+		}
+		provider := ""
+		if m.ProviderMessageID != nil {
+			provider = *m.ProviderMessageID
+		}
+		now := s.Deliverer.Clock.Now()
+		out = append(out, chat.ChannelMessage{ChannelID: *m.ChannelID, Phone: n.E164(), PhoneNational: n.National, Content: m.Body, ProviderID: provider, At: now})
+	}
+	return chat.RecordChannelMessages(ctx, tx, acct, out, s.Deliverer.Clock.Now())
 }
 
 // QueueAnswer is the Hooks' Answer: the reply goes back through the channel
