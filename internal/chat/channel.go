@@ -147,23 +147,23 @@ func RecordChannelMessages(ctx context.Context, tx *db.Tx, acct account.Account,
 		}
 	}
 	// A provider id recorded before, or earlier in the batch, adds nothing.
-	var providerIDs []string
+	byChannel := map[int64][]string{}
 	for _, m := range ms {
 		if m.ProviderID != "" {
-			providerIDs = append(providerIDs, m.ProviderID)
+			byChannel[m.ChannelID] = append(byChannel[m.ChannelID], m.ProviderID)
 		}
 	}
 	seen := map[key]bool{}
-	if len(providerIDs) > 0 {
-		in, args := db.In(providerIDs)
-		rows, err := tx.Query(ctx, `SELECT channel_id, provider_message_id FROM messages WHERE account_id = ? AND provider_message_id IN `+in,
-			append([]any{acct.ID}, args...)...)
+	for channel, ids := range byChannel {
+		in, args := db.In(ids)
+		rows, err := tx.Query(ctx, `SELECT provider_message_id FROM messages WHERE channel_id = ? AND provider_message_id IN `+in+` AND account_id = ?`,
+			append(append([]any{channel}, args...), acct.ID)...)
 		if err != nil {
 			return fmt.Errorf("find provider messages: %w", err)
 		}
 		for rows.Next() {
-			var k key
-			if err := rows.Scan(&k.channel, &k.s); err != nil {
+			k := key{channel: channel}
+			if err := rows.Scan(&k.s); err != nil {
 				rows.Close()
 				return err
 			}
@@ -188,31 +188,37 @@ func RecordChannelMessages(ctx context.Context, tx *db.Tx, acct account.Account,
 	if len(record) == 0 {
 		return nil
 	}
-	nationals := make([]string, 0, len(order))
+	// The open conversations, per channel (the channel-and-phone index
+	// answers each number; the newest conversation of a number wins).
+	nationals := map[int64][]string{}
 	for _, k := range order {
-		nationals = append(nationals, k.s)
+		nationals[k.channel] = append(nationals[k.channel], k.s)
 	}
-	in, args := db.In(nationals)
-	rows, err := tx.Query(ctx, `SELECT id, channel_id, phone_national FROM conversations
-		WHERE account_id = ? AND phone_national IN `+in+` AND status NOT IN ('resolved', 'expired') AND last_message_at >= ?
-		ORDER BY last_message_at DESC, id DESC`, append(append([]any{acct.ID}, args...), db.Micros(now.Add(-OpenWindow)))...)
-	if err != nil {
-		return fmt.Errorf("conversations for channel messages: %w", err)
-	}
-	for rows.Next() {
-		var id int64
-		var k key
-		if err := rows.Scan(&id, &k.channel, &k.s); err != nil {
-			rows.Close()
+	newest := map[key][2]int64{} // last message, id
+	for channel, list := range nationals {
+		in, args := db.In(list)
+		rows, err := tx.Query(ctx, `SELECT id, phone_national, last_message_at FROM conversations
+			WHERE account_id = ? AND channel_id = ? AND phone_national IN `+in+` AND last_message_at >= ? AND status NOT IN ('resolved', 'expired')`,
+			append(append([]any{acct.ID, channel}, args...), db.Micros(now.Add(-OpenWindow)))...)
+		if err != nil {
+			return fmt.Errorf("conversations for channel messages: %w", err)
+		}
+		for rows.Next() {
+			var id, last int64
+			k := key{channel: channel}
+			if err := rows.Scan(&id, &k.s, &last); err != nil {
+				rows.Close()
+				return err
+			}
+			if cur, ok := newest[k]; !ok || last > cur[0] || last == cur[0] && id > cur[1] {
+				newest[k] = [2]int64{last, id}
+				convs[k] = id
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
 			return err
 		}
-		if cur, ok := convs[k]; ok && cur == 0 {
-			convs[k] = id // the most recent one
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
 	}
 	// Open a conversation for each number whose first recorded message
 	// finds none, as its direction says.
