@@ -26,7 +26,7 @@ func addWorkerFlags(f *flags) workerFlags {
 	return workerFlags{
 		poll:        f.Duration("poll", time.Second, "job worker: pause between polls when no job is due"),
 		concurrency: f.Int("worker-concurrency", 8, "job worker: external calls (message sends, webhooks) run at once by this process"),
-		batch:       f.Int("worker-batch", 200, "job worker: jobs claimed per poll"),
+		batch:       f.Int("worker-batch", 1000, "job worker: jobs claimed per poll"),
 	}
 }
 
