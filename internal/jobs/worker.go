@@ -636,9 +636,9 @@ func finishedAt(status string, now time.Time) any {
 }
 
 // recorder commits the Records of concurrent Calls: one transaction at a
-// time takes every Record queued so far (group commit), each in a savepoint
-// of its own, so on SQLite a batch of sends costs a few write turns rather
-// than one each, and each Record is committed as soon as a turn comes.
+// time takes every Record queued so far (group commit), so on SQLite a batch
+// of sends costs a few write turns rather than one each, and each Record is
+// committed as soon as a turn comes. A Record that fails fails alone.
 type recorder struct {
 	mu      sync.Mutex
 	queue   []queuedRecord
@@ -697,20 +697,32 @@ func (r *recorder) loop(ctx context.Context, store *db.DB) {
 			<-r.wake
 			continue
 		}
+		// All together first; only when one fails, again with a savepoint
+		// each, so that it fails alone.
 		failed := map[int64]error{}
 		err := store.Transact(ctx, func(tx *db.Tx) error {
-			clear(failed)
 			for _, q := range batch {
-				err := savepoint(ctx, tx, func() error { return q.rec(ctx, tx) })
-				if isTxBroken(err) {
+				if err := q.rec(ctx, tx); err != nil {
 					return err
-				}
-				if err != nil {
-					failed[q.job] = err
 				}
 			}
 			return nil
 		})
+		if err != nil {
+			err = store.Transact(ctx, func(tx *db.Tx) error {
+				clear(failed)
+				for _, q := range batch {
+					err := savepoint(ctx, tx, func() error { return q.rec(ctx, tx) })
+					if isTxBroken(err) {
+						return err
+					}
+					if err != nil {
+						failed[q.job] = err
+					}
+				}
+				return nil
+			})
+		}
 		for _, q := range batch {
 			if err != nil {
 				r.errs[q.job] = err

@@ -65,7 +65,7 @@ func (s JobSender) Send(ctx context.Context, acct account.Account, m jobs.Messag
 		msg.ChannelKey = *m.ChannelKey
 	}
 	out, err := s.Deliverer.Deliver(ctx, acct, msg)
-	provider := s.providerOf(ctx, acct, out.ChannelKey)
+	provider := out.Provider
 	if err != nil {
 		if channels.IsRetryable(err) {
 			s.Metrics.send(provider, "retry")
@@ -77,15 +77,6 @@ func (s JobSender) Send(ctx context.Context, acct account.Account, m jobs.Messag
 	s.Metrics.send(provider, out.Status)
 	return jobs.SendResult{Status: out.Status, Channel: out.Type, ChannelID: out.ChannelID, ChannelKey: out.ChannelKey,
 		ProviderID: out.ProviderID, Segments: out.Segments, Reason: out.Reason, Until: out.Until}, nil
-}
-
-func (s JobSender) providerOf(ctx context.Context, acct account.Account, key string) string {
-	if key == "" || s.Metrics == nil {
-		return ""
-	}
-	var p string
-	s.Deliverer.DB.QueryRow(ctx, `SELECT provider FROM channels WHERE account_id = ? AND file_key = ?`, acct.ID, key).Scan(&p)
-	return p
 }
 
 // RecordSent implements jobs.Recorder: a message sent through a channel
