@@ -28,7 +28,7 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	demo := f.Bool("demo", false, "apply the built-in demo workspace if absent and print its key")
 	shutdownWait := f.Duration("shutdown-timeout", 30*time.Second, "how long in-flight requests may finish on shutdown")
 	runWorker := f.Bool("worker", true, "run the job worker in this process (automations, notifications, webhooks)")
-	poll := f.Duration("poll", time.Second, "job worker: pause between polls when no job is due")
+	wf := addWorkerFlags(f)
 	batchWait := f.Duration("batch-wait", 30*time.Second, "how long an ingest batch waits for another batch of the same input node")
 	sessionIdle := f.Duration("session-idle", 12*time.Hour, "dashboard: sign out after this long without activity")
 	sessionMax := f.Duration("session-max", 7*24*time.Hour, "dashboard: sign out this long after signing in")
@@ -97,7 +97,7 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	if *runWorker {
 		go func() {
 			defer close(workerDone)
-			newWorker(store, env.Clock, log, *poll, box, msg.sender).Run(workerCtx)
+			newWorker(store, env.Clock, log, wf, box, msg.sender).Run(workerCtx)
 		}()
 	} else {
 		close(workerDone)

@@ -15,14 +15,30 @@ import (
 	"github.com/frontdesk/frontdesk/internal/secrets"
 )
 
+// workerFlags are the job worker's settings, the same for serve and worker.
+type workerFlags struct {
+	poll        *time.Duration
+	concurrency *int
+	batch       *int
+}
+
+func addWorkerFlags(f *flags) workerFlags {
+	return workerFlags{
+		poll:        f.Duration("poll", time.Second, "job worker: pause between polls when no job is due"),
+		concurrency: f.Int("worker-concurrency", 8, "job worker: external calls (message sends, webhooks) run at once by this process"),
+		batch:       f.Int("worker-batch", 1000, "job worker: jobs claimed per poll"),
+	}
+}
+
 // newWorker builds the job worker every process runs the same way.
-func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, poll time.Duration, box *secrets.Box, sender jobs.Sender) *jobs.Worker {
+func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, wf workerFlags, box *secrets.Box, sender jobs.Sender) *jobs.Worker {
 	fx := &jobs.Effects{Clock: clk, Secrets: box, Sender: sender}
 	seatOffers := func(ctx context.Context, now time.Time) error {
 		_, err := offers.RunDue(ctx, store, now)
 		return err
 	}
-	return &jobs.Worker{DB: store, Clock: clk, Log: log, Handlers: fx.Handlers(), Calls: fx.Calls(), Poll: poll,
+	return &jobs.Worker{DB: store, Clock: clk, Log: log, Handlers: fx.Handlers(), BatchHandlers: fx.BatchHandlers(), Calls: fx.Calls(),
+		Poll: *wf.poll, Concurrency: *wf.concurrency, Batch: *wf.batch,
 		Periodic: []func(context.Context, time.Time) error{seatOffers}}
 }
 
@@ -30,7 +46,7 @@ func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, poll time.Durati
 // the HTTP servers.
 func cmdWorker(ctx context.Context, args []string, env *Env) error {
 	f := newFlags("worker", env)
-	poll := f.Duration("poll", time.Second, "pause between polls when no job is due")
+	wf := addWorkerFlags(f)
 	slowQuery := f.Duration("slow-query", 500*time.Millisecond, "log statements slower than this (0: never; env FRONTDESK_SLOW_QUERY)")
 	publicURL := f.String("public-url", "", "the base URL message providers call back (env FRONTDESK_PUBLIC_URL)")
 	if err := f.parse(args); err != nil {
@@ -54,7 +70,7 @@ func cmdWorker(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	return newWorker(store, env.Clock, log, *poll, box, msg.sender).Run(ctx)
+	return newWorker(store, env.Clock, log, wf, box, msg.sender).Run(ctx)
 }
 
 // cmdOutbox lists what an account's automations and notifications produced.

@@ -6,6 +6,7 @@ package account
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/db"
@@ -40,11 +41,21 @@ const limitColumns = `COALESCE(rate_per_second, 100), COALESCE(rate_burst, 200)`
 
 // Location returns the account's time zone (UTC when unknown).
 func (a Account) Location() *time.Location {
-	if loc, err := time.LoadLocation(a.Timezone); err == nil {
-		return loc
+	if loc, ok := locations.Load(a.Timezone); ok {
+		return loc.(*time.Location)
 	}
-	return time.UTC
+	loc, err := time.LoadLocation(a.Timezone)
+	if err != nil {
+		loc = time.UTC
+	}
+	locations.Store(a.Timezone, loc)
+	return loc
 }
+
+// locations keeps each zone loaded once: time.LoadLocation reads and parses
+// the zone's file at every call, which the job worker paid for every
+// message it sent (its quiet-hours check).
+var locations sync.Map // name → *time.Location
 
 const selectAccount = `SELECT id, slug, name, timezone, default_region, ` + limitColumns + ` FROM accounts`
 

@@ -77,6 +77,9 @@ type LoadReport struct {
 	// BodiesMatch says whether the plain baseline answered the same data as
 	// Frontdesk (checked before measuring).
 	BodiesMatch bool
+	// Jobs is what the server's job queue did during the mixed run (nil
+	// without DSN).
+	Jobs *JobStats
 }
 
 // kind is a request of the mix and how often it is picked.
@@ -263,6 +266,13 @@ func Load(ctx context.Context, cfg LoadConfig) (*LoadReport, error) {
 	}
 
 	rep.RSSBefore = procStatus(cfg.PID, "VmRSS")
+	var jobsBefore jobSnapshot
+	if cfg.DSN != "" {
+		var err error
+		if jobsBefore, err = snapshotJobs(ctx, cfg.DSN, time.Now()); err != nil {
+			return nil, err
+		}
+	}
 	logf("mixed run: %d clients for %s", cfg.Concurrency, cfg.Duration)
 	var (
 		mu    sync.Mutex
@@ -322,6 +332,15 @@ func Load(ctx context.Context, cfg LoadConfig) (*LoadReport, error) {
 	rep.MaxSampledRSS = <-sampled
 	rep.PeakRSS = procStatus(cfg.PID, "VmHWM")
 	rep.LoadAfter = loadAvg()
+	if cfg.DSN != "" {
+		after, err := snapshotJobs(ctx, cfg.DSN, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		rep.Jobs = jobsBefore.during(after, rep.Elapsed)
+		logf("jobs: %d created (%.0f/s), %d completed (%.0f/s), %d due and not done at the end", rep.Jobs.Created, rep.Jobs.CreatedPerSecond,
+			rep.Jobs.Completed, rep.Jobs.CompletedPerSecond, rep.Jobs.Backlog)
+	}
 
 	var all []time.Duration
 	rep.Total = KindStats{Kind: "all", Statuses: map[int]int{}}
@@ -409,6 +428,11 @@ func (rep *LoadReport) Markdown() string {
 	b.WriteString("| request | count | per second | p50 ms | p99 ms | errors | 5xx | statuses |\n|---|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, k := range append(slices.Clone(rep.Kinds), rep.Total) {
 		fmt.Fprintf(&b, "| %s | %d | %.1f | %s | %s | %d | %d | %s |\n", k.Kind, k.Count, k.PerSecond, num(k.P50), num(k.P99), k.Errors, k.Status5xx, statusList(k.Statuses))
+	}
+	if j := rep.Jobs; j != nil {
+		fmt.Fprintf(&b, "\nJobs (automations, messages, webhooks) during the mixed run: %d created (%.0f/s), %d completed (%.0f/s); "+
+			"backlog at the end %d due and not done (%.1f %% of the jobs created; %d were due before the run).\n",
+			j.Created, j.CreatedPerSecond, j.Completed, j.CompletedPerSecond, j.Backlog, j.BacklogShare()*100, j.BacklogBefore)
 	}
 	if c.PID > 0 {
 		fmt.Fprintf(&b, "\nServer process %d: RSS %s MiB before the mixed run, at most %s MiB sampled during it (every 250 ms), peak %s MiB (VmHWM, since the process started).\n",

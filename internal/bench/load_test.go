@@ -64,12 +64,15 @@ func TestLoad(t *testing.T) {
 				t.Errorf("%s: %+v", c.Name, c)
 			}
 		}
+		if rep.Jobs == nil || rep.Jobs.Created < 0 || rep.Jobs.Backlog < 0 {
+			t.Errorf("jobs %+v", rep.Jobs)
+		}
 		if rep.PeakRSS == 0 || rep.MaxSampledRSS == 0 {
 			t.Errorf("RSS %d / %d", rep.PeakRSS, rep.MaxSampledRSS)
 		}
 		md := rep.Markdown()
 		t.Log(md)
-		for _, want := range []string{"POST ingest batch (100 rows)", "POST waiting-list batch (100 rows)", "GET conversations page", "(a) hello-world", "(b) plain net/http", "VmHWM"} {
+		for _, want := range []string{"POST ingest batch (100 rows)", "POST waiting-list batch (100 rows)", "GET conversations page", "(a) hello-world", "(b) plain net/http", "VmHWM", "completed"} {
 			if !strings.Contains(md, want) {
 				t.Errorf("report lacks %q:\n%s", want, md)
 			}

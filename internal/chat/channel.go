@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
@@ -108,4 +109,195 @@ func RecordChannelMessage(ctx context.Context, tx *db.Tx, acct account.Account, 
 		return 0, 0, false, fmt.Errorf("count channel message: %w", err)
 	}
 	return conversationID, messageID, false, nil
+}
+
+// RecordChannelMessages is RecordChannelMessage for many messages at once,
+// with the same outcome as recording them one after another in order, in a
+// handful of statements whatever their number: the job worker records the
+// messages a batch of sends delivered this way.
+func RecordChannelMessages(ctx context.Context, tx *db.Tx, acct account.Account, ms []ChannelMessage, now time.Time) error {
+	type key struct {
+		channel int64
+		s       string // national digits, or a provider id
+	}
+	var order []key
+	convs := map[key]int64{} // → the conversation a message joins
+	for _, m := range ms {
+		k := key{m.ChannelID, m.PhoneNational}
+		if _, ok := convs[k]; !ok {
+			convs[k] = 0
+			order = append(order, k)
+		}
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	if tx.Dialect().Engine == db.Postgres {
+		// The locks RecordChannelMessage takes, in one statement and in a
+		// fixed order (two batches never wait for each other in a circle).
+		locks := make([]int64, len(order))
+		for i, k := range order {
+			h := fnv.New64a()
+			fmt.Fprintf(h, "chat-channel/%d/%d/%s", acct.ID, k.channel, k.s)
+			locks[i] = int64(h.Sum64())
+		}
+		slices.Sort(locks)
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(k) FROM unnest(CAST(? AS BIGINT[])) AS t(k) ORDER BY k`, locks); err != nil {
+			return err
+		}
+	}
+	// A provider id recorded before, or earlier in the batch, adds nothing.
+	byChannel := map[int64][]string{}
+	for _, m := range ms {
+		if m.ProviderID != "" {
+			byChannel[m.ChannelID] = append(byChannel[m.ChannelID], m.ProviderID)
+		}
+	}
+	seen := map[key]bool{}
+	for channel, ids := range byChannel {
+		in, args := db.In(ids)
+		rows, err := tx.Query(ctx, `SELECT provider_message_id FROM messages WHERE channel_id = ? AND provider_message_id IN `+in+` AND account_id = ?`,
+			append(append([]any{channel}, args...), acct.ID)...)
+		if err != nil {
+			return fmt.Errorf("find provider messages: %w", err)
+		}
+		for rows.Next() {
+			k := key{channel: channel}
+			if err := rows.Scan(&k.s); err != nil {
+				rows.Close()
+				return err
+			}
+			seen[k] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	var record []ChannelMessage
+	for _, m := range ms {
+		if m.ProviderID != "" {
+			if pk := (key{m.ChannelID, m.ProviderID}); seen[pk] {
+				continue
+			} else {
+				seen[pk] = true
+			}
+		}
+		record = append(record, m)
+	}
+	if len(record) == 0 {
+		return nil
+	}
+	// The open conversations, per channel (the channel-and-phone index
+	// answers each number; the newest conversation of a number wins).
+	nationals := map[int64][]string{}
+	for _, k := range order {
+		nationals[k.channel] = append(nationals[k.channel], k.s)
+	}
+	newest := map[key][2]int64{} // last message, id
+	for channel, list := range nationals {
+		in, args := db.In(list)
+		rows, err := tx.Query(ctx, `SELECT id, phone_national, last_message_at FROM conversations
+			WHERE account_id = ? AND channel_id = ? AND phone_national IN `+in+` AND last_message_at >= ? AND status NOT IN ('resolved', 'expired')`,
+			append(append([]any{acct.ID, channel}, args...), db.Micros(now.Add(-OpenWindow)))...)
+		if err != nil {
+			return fmt.Errorf("conversations for channel messages: %w", err)
+		}
+		for rows.Next() {
+			var id, last int64
+			k := key{channel: channel}
+			if err := rows.Scan(&id, &k.s, &last); err != nil {
+				rows.Close()
+				return err
+			}
+			if cur, ok := newest[k]; !ok || last > cur[0] || last == cur[0] && id > cur[1] {
+				newest[k] = [2]int64{last, id}
+				convs[k] = id
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	// Open a conversation for each number whose first recorded message
+	// finds none, as its direction says.
+	var open []ChannelMessage
+	for _, m := range record {
+		k := key{m.ChannelID, m.PhoneNational}
+		if convs[k] == 0 {
+			convs[k] = -1 // opened below
+			open = append(open, m)
+		}
+	}
+	if len(open) > 0 {
+		ids, err := tx.Dialect().ReserveIDs(ctx, tx, "conversations", len(open))
+		if err != nil {
+			return err
+		}
+		rows := make([][]any, len(open))
+		for i, m := range open {
+			direction := "outbound"
+			if m.Inbound {
+				direction = "inbound"
+			}
+			convs[key{m.ChannelID, m.PhoneNational}] = ids[i]
+			rows[i] = []any{ids[i], acct.ID, m.Phone, m.PhoneNational, "new", direction, "", int64(0), db.Micros(now), db.Micros(now), m.ChannelID}
+		}
+		if err := db.InsertMany(ctx, tx, `INSERT INTO conversations (id, account_id, customer_phone_number, phone_national, status, direction, summary, message_count, created_at, updated_at, channel_id)`, rows, ""); err != nil {
+			return fmt.Errorf("open conversations for channel messages: %w", err)
+		}
+	}
+	// The messages, and what they add to their conversations.
+	type added struct{ n, last int64 }
+	adds := map[int64]*added{}
+	var touched []int64
+	msgs := make([][]any, len(record))
+	for i, m := range record {
+		conv := convs[key{m.ChannelID, m.PhoneNational}]
+		kind, typ := "business_app", "text"
+		if m.Inbound {
+			kind = "client"
+		}
+		var media, provider any
+		if m.Media != nil {
+			b, _ := json.Marshal(m.Media)
+			media = string(b)
+			if k, ok := m.Media.(interface{ MessageType() string }); ok {
+				typ = k.MessageType()
+			}
+		}
+		if m.ProviderID != "" {
+			provider = m.ProviderID
+		}
+		at := m.At
+		if at.IsZero() {
+			at = now
+		}
+		msgs[i] = []any{acct.ID, conv, kind, typ, m.Content, media, db.Micros(at), db.Micros(now), m.ChannelID, provider}
+		a := adds[conv]
+		if a == nil {
+			a = &added{}
+			adds[conv] = a
+			touched = append(touched, conv)
+		}
+		a.n++
+		a.last = max(a.last, db.Micros(at))
+	}
+	if err := db.InsertMany(ctx, tx, `INSERT INTO messages (account_id, conversation_id, sender_kind, message_type, content, media, sent_at, created_at, channel_id, provider_message_id)`, msgs, ""); err != nil {
+		return fmt.Errorf("record channel messages: %w", err)
+	}
+	values := make([][]any, len(touched))
+	for i, id := range touched {
+		values[i] = []any{id, adds[id].n, adds[id].last}
+	}
+	moved := db.Micros(now)
+	if err := db.UpdateMany(ctx, tx, "conversations", []string{"id", "n", "last"}, []string{"BIGINT", "BIGINT", "BIGINT"},
+		`message_count = message_count + v.n,
+			last_message_at = CASE WHEN last_message_at IS NULL OR last_message_at < v.last THEN v.last ELSE last_message_at END,
+			updated_at = CASE WHEN updated_at < CAST(? AS BIGINT) THEN CAST(? AS BIGINT) ELSE updated_at END`,
+		[]any{moved, moved}, values); err != nil {
+		return fmt.Errorf("count channel messages: %w", err)
+	}
+	return nil
 }

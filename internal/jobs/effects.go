@@ -50,59 +50,112 @@ type arrival struct {
 	PipelineID int64 `json:"pipeline_id"`
 }
 
+// BatchHandlers returns the set-based form of the handlers that have one.
+func (e *Effects) BatchHandlers() map[string]BatchHandler {
+	e.Handlers() // defaults
+	return map[string]BatchHandler{
+		KindStageArrival:   e.stageArrivals,
+		KindDeliverMessage: e.deliverMessages,
+	}
+}
+
 // stageArrival expands a stage's on-arrival automations for one card into
 // outbox messages (now and, for sequences, at their delays) and webhook
 // calls.
 func (e *Effects) stageArrival(ctx context.Context, tx *db.Tx, acct account.Account, j Job) error {
-	var a arrival
-	if err := json.Unmarshal(j.Payload, &a); err != nil {
-		return fmt.Errorf("payload: %w", err)
+	return e.stageArrivals(ctx, tx, acct, []Job{j})
+}
+
+type stageAutomations struct {
+	name  string
+	autos []workspace.AutomationSpec
+}
+
+// stageArrivals is stageArrival for many cards: one query for their stages,
+// one for their clients, and one statement per table for every message and
+// delivery job they queue.
+func (e *Effects) stageArrivals(ctx context.Context, tx *db.Tx, acct account.Account, js []Job) error {
+	arrivals := make([]arrival, len(js))
+	stageIDs := make([]int64, 0, len(js))
+	clientIDs := make([]int64, 0, len(js))
+	seen := map[int64]bool{}
+	for i, j := range js {
+		if err := json.Unmarshal(j.Payload, &arrivals[i]); err != nil {
+			return fmt.Errorf("job %d: payload: %w", j.ID, err)
+		}
+		if !seen[arrivals[i].StageID] {
+			seen[arrivals[i].StageID] = true
+			stageIDs = append(stageIDs, arrivals[i].StageID)
+		}
+		clientIDs = append(clientIDs, arrivals[i].ClientID)
 	}
-	var autos, stageName string
-	if err := tx.QueryRow(ctx, `SELECT automations, name FROM stages WHERE account_id = ? AND id = ?`, acct.ID, a.StageID).Scan(&autos, &stageName); err != nil {
+	in, args := db.In(stageIDs)
+	rows, err := tx.Query(ctx, `SELECT id, automations, name FROM stages WHERE account_id = ? AND id IN `+in, append([]any{acct.ID}, args...)...)
+	if err != nil {
 		return err
 	}
-	var list []workspace.AutomationSpec
-	if err := json.Unmarshal([]byte(autos), &list); err != nil {
+	stages := map[int64]stageAutomations{}
+	for rows.Next() {
+		var id int64
+		var autos string
+		var st stageAutomations
+		if err := rows.Scan(&id, &autos, &st.name); err != nil {
+			rows.Close()
+			return err
+		}
+		if err := json.Unmarshal([]byte(autos), &st.autos); err != nil {
+			rows.Close()
+			return fmt.Errorf("stage %d automations: %w", id, err)
+		}
+		stages[id] = st
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return err
 	}
-	c, err := contact.Get(ctx, tx, acct, a.ClientID)
+	clients, err := contact.ByIDs(ctx, tx, acct, clientIDs)
 	if err != nil {
 		return err
 	}
 	now := e.Clock.Now()
-	src := MessageSource{Type: j.SourceType, ID: &a.CardID}
-	recipient := c.Phone.E164()
-	for _, au := range list {
-		switch au.Kind {
-		case "message":
-			if err := QueueMessage(ctx, tx, acct, now, Message{Kind: MsgAutomation, Channel: "whatsapp", Recipient: recipient, ClientID: &c.ID,
-				Body: Render(au.Template, c), Source: src}, now, nil); err != nil {
-				return err
-			}
-		case "sequence":
-			at := now
-			for _, step := range au.Steps {
-				d, _ := workspace.ParseDuration(step.After)
-				at = at.Add(d)
-				if err := QueueMessage(ctx, tx, acct, now, Message{Kind: MsgSequence, Channel: "whatsapp", Recipient: recipient, ClientID: &c.ID,
-					Body: Render(step.Template, c), Source: src}, at, nil); err != nil {
-					return err
+	var out []queued
+	for i, j := range js {
+		a := arrivals[i]
+		st, ok := stages[a.StageID]
+		if !ok {
+			return fmt.Errorf("job %d: stage %d: %w", j.ID, a.StageID, sql.ErrNoRows)
+		}
+		c, ok := clients[a.ClientID]
+		if !ok {
+			return fmt.Errorf("job %d: client %d: %w", j.ID, a.ClientID, sql.ErrNoRows)
+		}
+		src := MessageSource{Type: j.SourceType, ID: &a.CardID}
+		recipient := c.Phone.E164()
+		for _, au := range st.autos {
+			switch au.Kind {
+			case "message":
+				out = append(out, queued{Message{Kind: MsgAutomation, Channel: "whatsapp", Recipient: recipient, ClientID: &c.ID,
+					Body: Render(au.Template, c), Source: src}, now, nil})
+			case "sequence":
+				at := now
+				for _, step := range au.Steps {
+					d, _ := workspace.ParseDuration(step.After)
+					at = at.Add(d)
+					out = append(out, queued{Message{Kind: MsgSequence, Channel: "whatsapp", Recipient: recipient, ClientID: &c.ID,
+						Body: Render(step.Template, c), Source: src}, at, nil})
 				}
-			}
-		case "webhook":
-			body, _ := json.Marshal(map[string]any{
-				"id": fmt.Sprintf("evt_card_%d_%d", a.CardID, j.ID), "type": "pipeline.client_placed", "created_at": clock.Format(now),
-				"data": map[string]any{"card_id": a.CardID, "pipeline_id": a.PipelineID, "stage_id": a.StageID, "stage_name": stageName,
-					"client": c.Summary()},
-			})
-			if err := QueueMessage(ctx, tx, acct, now, Message{Kind: MsgWebhook, Channel: "webhook", Recipient: au.URL, ClientID: &c.ID,
-				Body: string(body), Source: src}, now, map[string]any{"secret": au.Secret}); err != nil {
-				return err
+			case "webhook":
+				body, _ := json.Marshal(map[string]any{
+					"id": fmt.Sprintf("evt_card_%d_%d", a.CardID, j.ID), "type": "pipeline.client_placed", "created_at": clock.Format(now),
+					"data": map[string]any{"card_id": a.CardID, "pipeline_id": a.PipelineID, "stage_id": a.StageID, "stage_name": st.name,
+						"client": c.Summary()},
+				})
+				out = append(out, queued{Message{Kind: MsgWebhook, Channel: "webhook", Recipient: au.URL, ClientID: &c.ID,
+					Body: string(body), Source: src}, now, map[string]any{"secret": au.Secret}})
 			}
 		}
 	}
-	return nil
+	return queueMessages(ctx, tx, acct, now, out)
 }
 
 // Calls returns the effects that run outside the database.
@@ -141,41 +194,49 @@ func outboxOf(ctx context.Context, q db.Querier, acct account.Account, j Job) (M
 	return m, p, err
 }
 
-// sendMessage hands a pending message to the Sender and records its answer
-// on the outbox row at once (outside the job's transaction): a provider that
-// accepted the message is never asked again, whatever happens next.
-func (e *Effects) sendMessage(ctx context.Context, store *db.DB, acct account.Account, j Job) error {
+// sendMessage hands a pending message to the Sender and returns its answer
+// as the Record the worker commits at once (outside the job's transaction):
+// a provider that accepted the message is never asked again, whatever
+// happens next.
+func (e *Effects) sendMessage(ctx context.Context, store *db.DB, acct account.Account, j Job) (Record, error) {
 	m, _, err := pending(ctx, store, acct, j)
 	if err != nil || m == nil {
-		return err
+		return nil, err
 	}
 	// A reminder claimed before its appointment was declined or cancelled
 	// (the cancelling transaction only withdraws pending jobs) stops here.
 	if reason, err := reminderWithdrawn(ctx, store, acct, *m); err != nil || reason != "" {
 		if err != nil {
-			return err
+			return nil, err
 		}
-		_, err = store.Exec(ctx, `UPDATE outbox SET status = 'cancelled', error = ? WHERE id = ? AND status = 'pending'`, reason, m.ID)
-		return err
+		return func(ctx context.Context, q db.Querier) error {
+			_, err := q.Exec(ctx, `UPDATE outbox SET status = 'cancelled', error = ? WHERE id = ? AND status = 'pending'`, reason, m.ID)
+			return err
+		}, nil
 	}
 	d, err := e.Sender.Send(ctx, acct, *m)
 	if err != nil {
 		var perm *permanentError
-		recordFailure(ctx, store, m.ID, err, errors.As(err, &perm))
-		return err
+		permanent := errors.As(err, &perm)
+		return func(ctx context.Context, q db.Querier) error {
+			return recordFailure(ctx, q, m.ID, err, permanent)
+		}, err
 	}
-	if err := recordDelivery(ctx, store, m.ID, d, e.Clock.Now()); err != nil {
-		return err
-	}
+	now := e.Clock.Now()
+	rec := func(ctx context.Context, q db.Querier) error { return recordDelivery(ctx, q, m.ID, d, now) }
 	if d.Status == DeliveryDeferred {
-		return &Deferred{Until: d.Until}
+		return rec, &Deferred{Until: d.Until}
 	}
-	return nil
+	return rec, nil
 }
 
-func (e *Effects) postWebhook(ctx context.Context, store *db.DB, acct account.Account, j Job) error {
+func (e *Effects) postWebhook(ctx context.Context, store *db.DB, acct account.Account, j Job) (Record, error) {
 	m, p, err := pending(ctx, store, acct, j)
 	if err != nil || m == nil {
+		return nil, err
+	}
+	countAttempt := func(ctx context.Context, q db.Querier) error {
+		_, err := q.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1 WHERE id = ?`, m.ID)
 		return err
 	}
 	// A secret that does not open (sealed under another key, or no key)
@@ -183,14 +244,12 @@ func (e *Effects) postWebhook(ctx context.Context, store *db.DB, acct account.Ac
 	// retried, so fixing FRONTDESK_SECRET_KEY lets it through.
 	secret, err := e.Secrets.Open(p.Secret)
 	if err != nil {
-		store.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1 WHERE id = ?`, m.ID)
-		return fmt.Errorf("webhook delivery %d: cannot open its signing secret: %w", m.ID, err)
+		return countAttempt, fmt.Errorf("webhook delivery %d: cannot open its signing secret: %w", m.ID, err)
 	}
 	if err := postWebhookRequest(ctx, e.HTTP, m.Recipient, secret, []byte(m.Body), e.Clock.Now()); err != nil {
-		store.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1 WHERE id = ?`, m.ID)
-		return err
+		return countAttempt, err
 	}
-	return nil
+	return nil, nil
 }
 
 // deliverMessage completes a message its Call sent: it is billed (one
@@ -198,26 +257,76 @@ func (e *Effects) postWebhook(ctx context.Context, store *db.DB, acct account.Ac
 // the transaction that completes the job, so exactly once. A suppressed
 // message is neither.
 func (e *Effects) deliverMessage(ctx context.Context, tx *db.Tx, acct account.Account, j Job) error {
-	m, _, err := outboxOf(ctx, tx, acct, j)
+	return e.deliverMessages(ctx, tx, acct, []Job{j})
+}
+
+// deliverMessages is deliverMessage for many jobs: one query loads their
+// messages and one statement per metric bills them.
+func (e *Effects) deliverMessages(ctx context.Context, tx *db.Tx, acct account.Account, js []Job) error {
+	ids := make([]int64, len(js))
+	for i, j := range js {
+		var p delivery
+		if err := json.Unmarshal(j.Payload, &p); err != nil {
+			return fmt.Errorf("job %d: payload: %w", j.ID, err)
+		}
+		ids[i] = p.OutboxID
+	}
+	in, args := db.In(ids)
+	rows, err := tx.Query(ctx, selectMessage+` FROM outbox WHERE account_id = ? AND id IN `+in, append([]any{acct.ID}, args...)...)
 	if err != nil {
 		return err
 	}
-	switch m.Status {
-	case "sent", "delivered", "read":
-	default:
-		return nil
+	msgs := map[int64]Message{}
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		msgs[m.ID] = m
 	}
-	now := e.Clock.Now()
-	if err := countUsage(ctx, tx, acct, "messages_sent", now, 1); err != nil {
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return err
 	}
-	if m.Segments != nil {
-		if err := countUsage(ctx, tx, acct, "sms_segments", now, *m.Segments); err != nil {
+	var sent, segments int
+	var recorded []Message
+	for i, id := range ids {
+		m, ok := msgs[id]
+		if !ok {
+			return fmt.Errorf("job %d: message %d: %w", js[i].ID, id, sql.ErrNoRows)
+		}
+		switch m.Status {
+		case "sent", "delivered", "read":
+		default:
+			continue
+		}
+		sent++
+		if m.Segments != nil {
+			segments += *m.Segments
+		}
+		recorded = append(recorded, m)
+	}
+	now := e.Clock.Now()
+	if sent > 0 {
+		if err := countUsage(ctx, tx, acct, "messages_sent", now, sent); err != nil {
 			return err
 		}
 	}
+	if segments > 0 {
+		if err := countUsage(ctx, tx, acct, "sms_segments", now, segments); err != nil {
+			return err
+		}
+	}
+	if r, ok := e.Sender.(BatchRecorder); ok && len(recorded) > 1 {
+		return r.RecordSentMany(ctx, tx, acct, recorded)
+	}
 	if r, ok := e.Sender.(Recorder); ok {
-		return r.RecordSent(ctx, tx, acct, m)
+		for _, m := range recorded {
+			if err := r.RecordSent(ctx, tx, acct, m); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

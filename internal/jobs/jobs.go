@@ -10,12 +10,15 @@
 // reclaimed once its lease expires, so a job interrupted by a crash runs
 // again after a restart.
 //
-// Why not River: River (riverqueue/river) is excellent on PostgreSQL, but its
-// SQLite driver is published on a different release line than the core
-// package, it brings its own schema and migration runner next to ours, and
-// it would need its own transaction type beside db.Tx on both engines. A
-// small outbox on our own schema keeps one code path for both engines and
-// enqueues through the same *db.Tx every area already uses.
+// Why not River: River (riverqueue/river) is excellent on PostgreSQL, but
+// its SQLite driver is in early testing, wants a pool of one connection and
+// completes jobs one row at a time; it brings its own schema and migration
+// runner next to ours; enqueueing in our transaction would need the raw
+// *sql.Tx beside db.Tx; and its one-transaction-per-job model is what made
+// our worker fall behind on SQLite. A small outbox on our own schema keeps
+// one code path for both engines, enqueues through the same *db.Tx every
+// area already uses, and completes a claimed batch with set-based
+// statements (issue 20).
 package jobs
 
 import (

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -63,7 +64,8 @@ func setupWith(t *testing.T, store *db.DB, applyKey, workerKey *secrets.Box) *en
 	}
 	e.acct, _ = account.BySlug(context.Background(), store, "acme")
 	fx := &jobs.Effects{Clock: e.clock, Secrets: workerKey}
-	e.worker = &jobs.Worker{DB: store, Clock: e.clock, Handlers: fx.Handlers(), Calls: fx.Calls(), Backoff: func(int) time.Duration { return time.Second }}
+	e.worker = &jobs.Worker{DB: store, Clock: e.clock, Handlers: fx.Handlers(), BatchHandlers: fx.BatchHandlers(), Calls: fx.Calls(),
+		Backoff: func(int) time.Duration { return time.Second }}
 	return e
 }
 
@@ -261,8 +263,27 @@ func TestFailingJobRollsBackOnlyItself(t *testing.T) {
 			return nil
 		}
 		e.worker.Handlers = handlers
+		// The set-based handler of the batch fails after writing too: the
+		// worker rolls it back and runs the jobs one by one.
+		batches := map[string]jobs.BatchHandler{}
+		for kind, h := range e.worker.BatchHandlers {
+			batches[kind] = h
+		}
+		var batchFailures atomic.Int32
+		arriveAll := batches[jobs.KindStageArrival]
+		batches[jobs.KindStageArrival] = func(ctx context.Context, tx *db.Tx, acct account.Account, js []jobs.Job) error {
+			if err := arriveAll(ctx, tx, acct, js); err != nil {
+				return err
+			}
+			batchFailures.Add(1)
+			return fmt.Errorf("injected failure of the whole batch")
+		}
+		e.worker.BatchHandlers = batches
 		if _, err := e.worker.RunOnce(context.Background()); err != nil {
 			t.Fatal(err)
+		}
+		if batchFailures.Load() != 1 {
+			t.Fatalf("the set-based handler ran %d times, want once for the batch of three", batchFailures.Load())
 		}
 		if n := e.outbox(jobs.MsgAutomation); n != 2 {
 			t.Fatalf("automation messages after the first batch = %d, want 2 (the failed job's message rolled back)", n)
@@ -276,6 +297,142 @@ func TestFailingJobRollsBackOnlyItself(t *testing.T) {
 		e.drain(t)
 		if n := e.outbox(jobs.MsgAutomation); n != 3 {
 			t.Errorf("automation messages after the retry = %d, want exactly 3", n)
+		}
+	})
+}
+
+// countingSender records which messages it was asked to send; its first
+// Send can run something before answering (another worker, a clock jump).
+type countingSender struct {
+	mu      sync.Mutex
+	sent    map[int64]int
+	onFirst func()
+}
+
+func (s *countingSender) Send(ctx context.Context, acct account.Account, m jobs.Message) (jobs.SendResult, error) {
+	s.mu.Lock()
+	first := len(s.sent) == 0
+	s.sent[m.ID]++
+	s.mu.Unlock()
+	if first && s.onFirst != nil {
+		s.onFirst()
+	}
+	return jobs.SendResult{Status: jobs.DeliverySent}, nil
+}
+
+// A worker whose batch of sends outlasts its leases leaves the jobs another
+// worker took over meanwhile to that worker: before each send, when less
+// than half a lease is left, it renews the leases of the jobs it has not
+// started, and a job no longer its own is neither sent nor completed (nor
+// billed) by it.
+func TestReclaimedJobIsNotSentTwice(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		e := setup(t, store)
+		e.ingest(t, []string{"+34611000001", "+34611000002", "+34611000003"}, nil)
+		if _, err := e.worker.RunOnce(context.Background()); err != nil { // the arrivals queue the messages
+			t.Fatal(err)
+		}
+		slowSender := &countingSender{sent: map[int64]int{}}
+		otherSender := &countingSender{sent: map[int64]int{}}
+		newWorker := func(s jobs.Sender) *jobs.Worker {
+			fx := &jobs.Effects{Clock: e.clock, Sender: s}
+			return &jobs.Worker{DB: store, Clock: e.clock, Handlers: fx.Handlers(), BatchHandlers: fx.BatchHandlers(), Calls: fx.Calls(), Concurrency: 1}
+		}
+		slow, other := newWorker(slowSender), newWorker(otherSender)
+		slowSender.onFirst = func() {
+			// The first send takes longer than the lease, and another
+			// worker takes over every job of the slow worker's batch (as
+			// its claim does) before sending them.
+			e.clock.Advance(6 * time.Minute)
+			if _, err := store.Exec(context.Background(), `UPDATE jobs SET attempts = attempts + 1, locked_until = ? WHERE status = 'running'`,
+				db.Micros(e.clock.Now().Add(5*time.Minute))); err != nil {
+				t.Error(err)
+			}
+		}
+		if _, err := slow.RunOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(slowSender.sent) != 1 {
+			t.Fatalf("the slow worker sent %d messages, want only the one it had started: %v", len(slowSender.sent), slowSender.sent)
+		}
+		if e.hits.Load() != 0 {
+			t.Fatalf("the slow worker called %d webhooks of jobs it no longer owned", e.hits.Load())
+		}
+		// The leases of the worker that took over run out in turn (it
+		// died): a third worker sends what is left.
+		e.clock.Advance(6 * time.Minute)
+		for i := 0; i < 5; i++ {
+			other.RunOnce(context.Background())
+		}
+		for id, n := range otherSender.sent {
+			if n+slowSender.sent[id] != 1 {
+				t.Errorf("message %d sent %d times in all", id, n+slowSender.sent[id])
+			}
+		}
+		if len(otherSender.sent) != 2 {
+			t.Errorf("the last worker sent %d messages, want the 2 left", len(otherSender.sent))
+		}
+		if e.hits.Load() != 3 {
+			t.Errorf("webhook hits = %d, want 3", e.hits.Load())
+		}
+		if n, _ := jobs.Usage(context.Background(), store, e.acct, "messages_sent", "2026-11"); n != 3 {
+			t.Errorf("billed messages = %d, want 3", n)
+		}
+		var notDone int
+		store.QueryRow(context.Background(), `SELECT COUNT(*) FROM jobs WHERE status <> 'done' AND run_at <= ?`, db.Micros(e.clock.Now())).Scan(&notDone)
+		if notDone != 0 {
+			t.Errorf("%d due jobs not done", notDone)
+		}
+	})
+}
+
+// blockingSender answers once n sends are under way at the same time.
+type blockingSender struct {
+	n       int
+	mu      sync.Mutex
+	started int
+	all     chan struct{}
+}
+
+func (s *blockingSender) Send(ctx context.Context, acct account.Account, m jobs.Message) (jobs.SendResult, error) {
+	s.mu.Lock()
+	s.started++
+	if s.started == s.n {
+		close(s.all)
+	}
+	s.mu.Unlock()
+	select {
+	case <-s.all:
+	case <-time.After(30 * time.Second): // a deadlock guard, not a measurement
+		return jobs.SendResult{}, fmt.Errorf("sends did not run concurrently")
+	}
+	return jobs.SendResult{Status: jobs.DeliverySent}, nil
+}
+
+// The worker runs the sends of a batch concurrently, Concurrency at a time,
+// and completes each message once.
+func TestCallsRunConcurrently(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		e := setup(t, store)
+		phones := make([]string, 12)
+		for i := range phones {
+			phones[i] = fmt.Sprintf("+3461100%04d", i)
+		}
+		e.ingest(t, phones, nil)
+		sender := &blockingSender{n: 4, all: make(chan struct{})}
+		fx := &jobs.Effects{Clock: e.clock, Sender: sender}
+		e.worker = &jobs.Worker{DB: store, Clock: e.clock, Handlers: fx.Handlers(), BatchHandlers: fx.BatchHandlers(), Calls: fx.Calls(), Concurrency: 4}
+		e.drain(t)
+		var sent, attempts int
+		store.QueryRow(context.Background(), `SELECT COUNT(*), COALESCE(SUM(attempts), 0) FROM outbox WHERE kind = ? AND status = 'sent'`, jobs.MsgAutomation).Scan(&sent, &attempts)
+		if sent != 12 || attempts != 12 {
+			t.Errorf("automation messages sent = %d in %d attempts, want 12 in 12", sent, attempts)
+		}
+		if n, _ := jobs.Usage(context.Background(), store, e.acct, "messages_sent", "2026-11"); n != 12 {
+			t.Errorf("billed messages = %d, want 12", n)
+		}
+		if e.hits.Load() != 12 {
+			t.Errorf("webhook hits = %d, want 12", e.hits.Load())
 		}
 	})
 }

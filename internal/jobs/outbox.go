@@ -75,6 +75,12 @@ type Recorder interface {
 	RecordSent(ctx context.Context, tx *db.Tx, acct account.Account, m Message) error
 }
 
+// BatchRecorder is an optional part of a Recorder: RecordSent for the
+// messages of a whole batch of jobs at once.
+type BatchRecorder interface {
+	RecordSentMany(ctx context.Context, tx *db.Tx, acct account.Account, ms []Message) error
+}
+
 // Delivery statuses a Sender reports.
 const (
 	DeliverySent       = "sent"
@@ -143,6 +149,54 @@ func QueueMessage(ctx context.Context, tx *db.Tx, acct account.Account, now time
 	}
 	payload["outbox_id"] = id
 	return Enqueue(ctx, tx, acct, now, New{Kind: kind, Payload: payload, RunAt: scheduledAt, SourceType: m.Source.Type, SourceID: derefID(m.Source.ID), OutboxID: id})
+}
+
+// queued is one message for queueMessages.
+type queued struct {
+	m           Message
+	scheduledAt time.Time
+	payload     map[string]any // of its delivery job, besides outbox_id
+}
+
+// queueMessages is QueueMessage for many messages: one statement writes the
+// outbox rows and one their delivery jobs.
+func queueMessages(ctx context.Context, tx *db.Tx, acct account.Account, now time.Time, qs []queued) error {
+	if len(qs) == 0 {
+		return nil
+	}
+	ids, err := tx.Dialect().ReserveIDs(ctx, tx, "outbox", len(qs))
+	if err != nil {
+		return err
+	}
+	rows := make([][]any, len(qs))
+	news := make([]New, len(qs))
+	for i, q := range qs {
+		m, at := q.m, q.scheduledAt
+		if at.IsZero() {
+			at = now
+		}
+		var channelKey any
+		if m.ChannelKey != nil {
+			channelKey = *m.ChannelKey
+		}
+		rows[i] = []any{ids[i], acct.ID, m.Kind, m.Channel, m.Recipient, nullID(m.ClientID), m.Body, "pending", db.Micros(at), db.Micros(now),
+			m.Source.Type, nullID(m.Source.ID), channelKey}
+		kind := KindDeliverMessage
+		if m.Kind == MsgWebhook {
+			kind = KindWebhookDelivery
+		}
+		payload := map[string]any{}
+		for k, v := range q.payload {
+			payload[k] = v
+		}
+		payload["outbox_id"] = ids[i]
+		news[i] = New{Kind: kind, Payload: payload, RunAt: at, SourceType: m.Source.Type, SourceID: derefID(m.Source.ID), OutboxID: ids[i]}
+	}
+	const head = `INSERT INTO outbox (id, account_id, kind, channel, recipient, client_id, body, status, scheduled_at, created_at, source_type, source_id, channel_key)`
+	if err := db.InsertMany(ctx, tx, head, rows, ""); err != nil {
+		return fmt.Errorf("queue messages: %w", err)
+	}
+	return Enqueue(ctx, tx, acct, now, news...)
 }
 
 func nullID(p *int64) any {
@@ -259,7 +313,7 @@ func recordDelivery(ctx context.Context, q db.Querier, id int64, d SendResult, n
 
 // recordFailure counts a failed attempt and keeps the provider's error;
 // a permanent failure also fails the message.
-func recordFailure(ctx context.Context, q db.Querier, id int64, cause error, permanent bool) {
+func recordFailure(ctx context.Context, q db.Querier, id int64, cause error, permanent bool) error {
 	msg := cause.Error()
 	if len(msg) > 1000 {
 		msg = msg[:1000]
@@ -268,7 +322,8 @@ func recordFailure(ctx context.Context, q db.Querier, id int64, cause error, per
 	if permanent {
 		status = "failed"
 	}
-	q.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1, error = ?, status = ? WHERE id = ? AND status = 'pending'`, msg, status, id)
+	_, err := q.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1, error = ?, status = ? WHERE id = ? AND status = 'pending'`, msg, status, id)
+	return err
 }
 
 // Render fills a template's {placeholders} with the client's fields and

@@ -46,6 +46,7 @@ type Message struct {
 type Outcome struct {
 	Status     string // StatusSent, StatusSuppressed or StatusDeferred
 	Type       string // the channel's type
+	Provider   string // the channel's provider ("" when there is no channel)
 	ChannelID  int64
 	ChannelKey string
 	ProviderID string
@@ -94,7 +95,7 @@ func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message
 	if err != nil {
 		return Outcome{}, err
 	}
-	out := Outcome{ChannelID: ch.ID, ChannelKey: ch.Key, Type: ch.Type}
+	out := Outcome{ChannelID: ch.ID, ChannelKey: ch.Key, Type: ch.Type, Provider: ch.Provider}
 	if !ch.Active {
 		out.Status, out.Reason = StatusSuppressed, fmt.Sprintf("channel %q is inactive", ch.Key)
 		return out, nil

@@ -8,8 +8,10 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/channels"
+	"github.com/frontdesk/frontdesk/internal/chat"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/jobs"
+	"github.com/frontdesk/frontdesk/internal/phone"
 )
 
 // Metrics counts messages per provider and outcome, and the providers'
@@ -63,7 +65,7 @@ func (s JobSender) Send(ctx context.Context, acct account.Account, m jobs.Messag
 		msg.ChannelKey = *m.ChannelKey
 	}
 	out, err := s.Deliverer.Deliver(ctx, acct, msg)
-	provider := s.providerOf(ctx, acct, out.ChannelKey)
+	provider := out.Provider
 	if err != nil {
 		if channels.IsRetryable(err) {
 			s.Metrics.send(provider, "retry")
@@ -77,15 +79,6 @@ func (s JobSender) Send(ctx context.Context, acct account.Account, m jobs.Messag
 		ProviderID: out.ProviderID, Segments: out.Segments, Reason: out.Reason, Until: out.Until}, nil
 }
 
-func (s JobSender) providerOf(ctx context.Context, acct account.Account, key string) string {
-	if key == "" || s.Metrics == nil {
-		return ""
-	}
-	var p string
-	s.Deliverer.DB.QueryRow(ctx, `SELECT provider FROM channels WHERE account_id = ? AND file_key = ?`, acct.ID, key).Scan(&p)
-	return p
-}
-
 // RecordSent implements jobs.Recorder: a message sent through a channel
 // joins the customer's conversation on it.
 func (s JobSender) RecordSent(ctx context.Context, tx *db.Tx, acct account.Account, m jobs.Message) error {
@@ -97,6 +90,28 @@ func (s JobSender) RecordSent(ctx context.Context, tx *db.Tx, acct account.Accou
 		provider = *m.ProviderMessageID
 	}
 	return RecordSent(ctx, tx, acct, *m.ChannelID, m.Recipient, m.Body, provider, s.Deliverer.Clock.Now())
+}
+
+// RecordSentMany implements jobs.BatchRecorder: RecordSent for many
+// messages, in a few statements.
+func (s JobSender) RecordSentMany(ctx context.Context, tx *db.Tx, acct account.Account, ms []jobs.Message) error {
+	var out []chat.ChannelMessage
+	for _, m := range ms {
+		if m.ChannelID == nil {
+			continue
+		}
+		n, err := phone.ParseWithRegion(m.Recipient, "")
+		if err != nil {
+			continue // an e-mail-only client: there is no phone conversation to join
+		}
+		provider := ""
+		if m.ProviderMessageID != nil {
+			provider = *m.ProviderMessageID
+		}
+		now := s.Deliverer.Clock.Now()
+		out = append(out, chat.ChannelMessage{ChannelID: *m.ChannelID, Phone: n.E164(), PhoneNational: n.National, Content: m.Body, ProviderID: provider, At: now})
+	}
+	return chat.RecordChannelMessages(ctx, tx, acct, out, s.Deliverer.Clock.Now())
 }
 
 // QueueAnswer is the Hooks' Answer: the reply goes back through the channel
