@@ -275,14 +275,20 @@ func (rep *CompareReport) Markdown() string {
 	if c.Load > 0 {
 		fmt.Fprintf(&b, ", then `bench load` for %s with %d clients", c.Load, c.Concurrency)
 	}
-	b.WriteString(".\n\n| round | binary | import rows/s | requests/s | ingest p50 ms | ingest p99 ms | errors | 5xx |\n|---:|---|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString(".\n\n| round | binary | import rows/s | requests/s | ingest p50 ms | ingest p99 ms | errors | 5xx | jobs created/s | jobs completed/s | backlog at the end |\n" +
+		"|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rep.Runs {
 		fmt.Fprintf(&b, "| %d | %s | %s |", r.Round, r.Label, rate(r.ImportRate))
-		if r.Load != nil {
-			k := ingestKind(r.Load)
-			fmt.Fprintf(&b, " %.0f | %s | %s | %d | %d |\n", r.Load.Total.PerSecond, num(k.P50), num(k.P99), r.Load.Total.Errors, r.Load.Total.Status5xx)
+		if r.Load == nil {
+			b.WriteString(" — | — | — | — | — | — | — | — |\n")
+			continue
+		}
+		k := ingestKind(r.Load)
+		fmt.Fprintf(&b, " %.0f | %s | %s | %d | %d |", r.Load.Total.PerSecond, num(k.P50), num(k.P99), r.Load.Total.Errors, r.Load.Total.Status5xx)
+		if j := r.Load.Jobs; j != nil {
+			fmt.Fprintf(&b, " %.0f | %.0f | %s (%.1f %%) |\n", j.CreatedPerSecond, j.CompletedPerSecond, thousands(int(j.Backlog)), 100*j.BacklogShare())
 		} else {
-			b.WriteString(" — | — | — | — | — |\n")
+			b.WriteString(" — | — | — |\n")
 		}
 	}
 	b.WriteString("\n")
@@ -334,6 +340,14 @@ func (rep *CompareReport) Targets() []Target {
 		p99 := slices.Max(p99s)
 		out = append(out, Target{Name: "bench load: ingest p99 ≤ 300 ms (the worst run of this binary)", Value: p99 / 300, Limit: 1, Shown: fmt.Sprintf("%.0f ms", p99)})
 		out = append(out, Target{Name: "bench load: 0 errors, 0 5xx (this binary)", Value: float64(errors + fives), Limit: 0, Shown: fmt.Sprintf("%d errors, %d 5xx", errors, fives)})
+		var worst float64
+		for _, r := range rep.Runs {
+			if r.Label == "after" && r.Load != nil && r.Load.Jobs != nil {
+				worst = max(worst, r.Load.Jobs.BacklogShare())
+			}
+		}
+		out = append(out, Target{Name: "bench load: jobs due and not done at the end ≤ 10 % of the jobs created (the worst run of this binary)",
+			Value: worst / 0.10, Limit: 1, Shown: fmt.Sprintf("%.1f %%", 100*worst)})
 	}
 	importRate := func(r CompareRun) (float64, bool) { return r.ImportRate, r.ImportRate > 0 }
 	if before, after := med("before", importRate), med("after", importRate); before > 0 && rep.Engine == "postgres" {
