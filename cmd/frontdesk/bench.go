@@ -138,6 +138,8 @@ func cmdBenchCompare(ctx context.Context, args []string, env *Env) error {
 	concurrency := f.Int("concurrency", 8, "concurrent clients of the load run")
 	importRows := f.Int("import-rows", 20000, "rows of the CSV each server imports first (0: no import)")
 	out := f.String("out", "", "also write the results (markdown) to this file")
+	var serveArgs stringList
+	f.Var(&serveArgs, "serve-arg", "an argument added to both servers' serve command (repeatable), e.g. --serve-arg=--worker=false")
 	f.Usage = func() {
 		fmt.Fprint(f.Output(), `Usage: frontdesk bench compare --before OLD_BINARY [--db postgres://…] [--rounds 2] [--duration 60s] [--import-rows 20000]
 
@@ -175,7 +177,7 @@ takes the mixed load of `+"`bench load`"+`. The order alternates by round.
 		return errUsage
 	}
 	rep, err := bench.Compare(ctx, bench.CompareConfig{Before: *before, After: *after, PostgresURL: pg, Rounds: *rounds,
-		Load: *duration, Concurrency: *concurrency, ImportRows: *importRows, Progress: env.Stderr})
+		Load: *duration, Concurrency: *concurrency, ImportRows: *importRows, ServeArgs: serveArgs, Progress: env.Stderr})
 	if err != nil {
 		return err
 	}
@@ -234,3 +236,9 @@ func startCPUProfile(path string) (func(), error) {
 	}
 	return func() { pprof.StopCPUProfile(); pf.Close() }, nil
 }
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, " ") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }

@@ -39,7 +39,10 @@ type CompareConfig struct {
 	Load        time.Duration
 	Concurrency int
 	ImportRows  int
-	Progress    io.Writer
+	// ServeArgs are added to both servers' `serve` command line (for
+	// instance --worker=false, to measure the request path alone).
+	ServeArgs []string
+	Progress  io.Writer
 }
 
 // CompareRun is one binary's turn in one round.
@@ -126,7 +129,7 @@ func compareOne(ctx context.Context, cfg CompareConfig, bin, work, csvPath strin
 		return run, err
 	}
 	var logs bytes.Buffer
-	srv := exec.Command(bin, "serve", "--demo", "--db", dsn, "--addr", addr)
+	srv := exec.Command(bin, append([]string{"serve", "--demo", "--db", dsn, "--addr", addr}, cfg.ServeArgs...)...)
 	srv.Stdout, srv.Stderr = &logs, &logs
 	srv.Env = append(os.Environ(), "FRONTDESK_DB=")
 	if err := srv.Start(); err != nil {
@@ -268,7 +271,7 @@ func (rep *CompareReport) Markdown() string {
 	var b strings.Builder
 	c := rep.Config
 	fmt.Fprintf(&b, "## `frontdesk bench compare` on %s, %s\n\n", rep.Engine, rep.Started.UTC().Format("2006-01-02 15:04 MST"))
-	fmt.Fprintf(&b, "- before: `%s`; after: `%s`. %d rounds, the order alternating; each run: `serve --demo` on a fresh database", c.Before, c.After, c.Rounds)
+	fmt.Fprintf(&b, "- before: `%s`; after: `%s`. %d rounds, the order alternating; each run: `serve --demo %s` on a fresh database", c.Before, c.After, c.Rounds, strings.Join(c.ServeArgs, " "))
 	if c.ImportRows > 0 {
 		fmt.Fprintf(&b, ", `import pipeline` of %s new rows (wall time of the command)", thousands(c.ImportRows))
 	}
