@@ -35,6 +35,7 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	publicURL := f.String("public-url", "", "the base URL message providers call back (env FRONTDESK_PUBLIC_URL); their signatures cover it")
 	rateSync := f.Duration("rate-sync", 200*time.Millisecond, "PostgreSQL: how often instances share their API rate-limit usage")
 	slowQuery := f.Duration("slow-query", 500*time.Millisecond, "log statements slower than this (0: never; env FRONTDESK_SLOW_QUERY)")
+	statsEvery := f.Duration("analyze-every", 5*time.Second, "PostgreSQL: how often to look for tables that grew by half since their last ANALYZE")
 	cpuProfile := f.String("cpuprofile", "", "write a CPU profile of the process until it stops to this file (go tool pprof)")
 	if err := f.parse(args); err != nil {
 		return err
@@ -80,6 +81,9 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	rateCtx, stopRate := context.WithCancel(ctx)
 	defer stopRate()
 	go keyLimits.Run(rateCtx, *rateSync, log)
+	// PostgreSQL: tables that doubled since their last ANALYZE get one
+	// within seconds, not autovacuum's minute (db.KeepStatistics).
+	go store.KeepStatistics(rateCtx, *statsEvery, log)
 	adminToken := adminTokenFrom(env)
 	reg := prometheus.NewRegistry()
 	msg, err := newMessaging(env, store, log, box, publicURLFrom(*publicURL, env), reg)

@@ -1,0 +1,51 @@
+package db_test
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/db/dbtest"
+)
+
+// A hot table that grew by thousands of rows since its last ANALYZE gets
+// one; a table that did not, does not.
+func TestAnalyzeGrown(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		ctx := context.Background()
+		if store.Engine() != db.Postgres {
+			if err := store.AnalyzeGrown(ctx); err != nil {
+				t.Fatal(err) // nothing to do on SQLite, and no error
+			}
+			return
+		}
+		if _, err := store.Exec(ctx, `INSERT INTO clients (account_id, first_name, last_name, name_search, data, created_at, updated_at)
+			SELECT 1, 'A', 'B', 'a b', '{}', 0, 0 FROM generate_series(1, 3000)`); err != nil {
+			t.Fatal(err)
+		}
+		analyzed := func(table string) bool {
+			var at sql.NullTime
+			if err := store.QueryRow(ctx, `SELECT last_analyze FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = ?`, table).Scan(&at); err != nil {
+				t.Fatal(err)
+			}
+			return at.Valid
+		}
+		// The statistics collector reports the inserts within about a
+		// second; the deadline is a failsafe, not a measurement.
+		deadline := time.Now().Add(30 * time.Second)
+		for !analyzed("clients") {
+			if time.Now().After(deadline) {
+				t.Fatal("clients grew by 3,000 rows and was not analyzed")
+			}
+			if err := store.AnalyzeGrown(ctx); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if analyzed("cards") {
+			t.Fatal("cards did not grow and was analyzed")
+		}
+	})
+}
