@@ -346,14 +346,15 @@ func lockKey(acct account.Account, kind, v string) int64 {
 }
 
 // advisoryLocks takes the keys in ascending order in one round trip
-// (unnest yields the array in order; the locks are taken row by row).
+// (unnest yields the array in order and the aggregate takes the locks row
+// by row; counting them sends back one row instead of one per key).
 func advisoryLocks(ctx context.Context, tx *db.Tx, keys []int64) error {
 	if len(keys) == 0 {
 		return nil
 	}
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
-	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(k) FROM unnest(?::bigint[]) AS t(k)`, keys)
+	_, err := tx.Exec(ctx, `SELECT COUNT(pg_advisory_xact_lock(k)) FROM unnest(?::bigint[]) AS t(k)`, keys)
 	return err
 }
 
