@@ -30,6 +30,26 @@ type ChannelMessage struct {
 // message on the same channel to join it instead of opening another.
 const OpenWindow = 24 * time.Hour
 
+// columns are the message's sender kind, message type, media (JSON) and
+// provider id as the messages table stores them.
+func (m ChannelMessage) columns() (kind, typ string, media, provider any) {
+	kind, typ = "business_app", "text"
+	if m.Inbound {
+		kind = "client"
+	}
+	if m.Media != nil {
+		b, _ := json.Marshal(m.Media)
+		media = string(b)
+		if k, ok := m.Media.(interface{ MessageType() string }); ok {
+			typ = k.MessageType()
+		}
+	}
+	if m.ProviderID != "" {
+		provider = m.ProviderID
+	}
+	return kind, typ, media, provider
+}
+
 // RecordChannelMessage appends m to the account's open conversation with
 // that number on that channel (status not resolved or expired, last message
 // within OpenWindow), or opens one (direction inbound or outbound after the
@@ -80,21 +100,7 @@ func RecordChannelMessage(ctx context.Context, tx *db.Tx, acct account.Account, 
 	if err != nil {
 		return 0, 0, false, fmt.Errorf("conversation for channel message: %w", err)
 	}
-	kind, typ := "business_app", "text"
-	if m.Inbound {
-		kind = "client"
-	}
-	var media, provider any
-	if m.Media != nil {
-		b, _ := json.Marshal(m.Media)
-		media = string(b)
-		if k, ok := m.Media.(interface{ MessageType() string }); ok {
-			typ = k.MessageType()
-		}
-	}
-	if m.ProviderID != "" {
-		provider = m.ProviderID
-	}
+	kind, typ, media, provider := m.columns()
 	err = tx.QueryRow(ctx, `INSERT INTO messages (account_id, conversation_id, sender_kind, message_type, content, media, sent_at, created_at,
 			channel_id, provider_message_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		acct.ID, conversationID, kind, typ, m.Content, media, db.Micros(at), db.Micros(now), m.ChannelID, provider).Scan(&messageID)
@@ -255,21 +261,7 @@ func RecordChannelMessages(ctx context.Context, tx *db.Tx, acct account.Account,
 	msgs := make([][]any, len(record))
 	for i, m := range record {
 		conv := convs[key{m.ChannelID, m.PhoneNational}]
-		kind, typ := "business_app", "text"
-		if m.Inbound {
-			kind = "client"
-		}
-		var media, provider any
-		if m.Media != nil {
-			b, _ := json.Marshal(m.Media)
-			media = string(b)
-			if k, ok := m.Media.(interface{ MessageType() string }); ok {
-				typ = k.MessageType()
-			}
-		}
-		if m.ProviderID != "" {
-			provider = m.ProviderID
-		}
+		kind, typ, media, provider := m.columns()
 		at := m.At
 		if at.IsZero() {
 			at = now

@@ -325,15 +325,9 @@ func updateMany(ctx context.Context, tx *Tx, table string, names, types []string
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			ids = append(ids, id)
-		}
-		return rows.Err()
+		more, err := Int64s(rows)
+		ids = append(ids, more...)
+		return err
 	}
 	if tx.Dialect().Engine == Postgres {
 		arrays := make([]any, len(names))
@@ -370,4 +364,19 @@ func updateMany(ctx context.Context, tx *Tx, table string, names, types []string
 		}
 	}
 	return ids, nil
+}
+
+// Int64s reads a one-column result of integers (ids a RETURNING clause or a
+// lookup gave) and closes rows.
+func Int64s(rows *sql.Rows) ([]int64, error) {
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			return out, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }

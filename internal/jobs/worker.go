@@ -264,15 +264,11 @@ func (w *Worker) renew(ctx context.Context, jobs []Job, was, until time.Time) (m
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
+		renewed, err := db.Int64s(rows)
+		for _, id := range renewed {
 			ours[id] = true
 		}
-		return rows.Err()
+		return err
 	})
 	return ours, err
 }

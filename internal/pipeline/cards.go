@@ -164,17 +164,12 @@ func raced(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 		if err != nil {
 			return nil, err
 		}
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			mine[id] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		found, err := db.Int64s(rows)
+		if err != nil {
 			return nil, err
+		}
+		for _, id := range found {
+			mine[id] = true
 		}
 	}
 	var kept []int
