@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/texts"
-	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
 // Booking describes a new appointment for its notifications.
@@ -37,7 +37,7 @@ func QueueBookingNotifications(ctx context.Context, tx *db.Tx, acct account.Acco
 	if err := tx.QueryRow(ctx, `SELECT notifications, language FROM accounts WHERE id = ?`, acct.ID).Scan(&raw, &lang); err != nil {
 		return fmt.Errorf("notification settings: %w", err)
 	}
-	var settings workspace.Notifications
+	var settings NotificationSettings
 	json.Unmarshal([]byte(raw), &settings)
 	loc := b.Location
 	if loc == nil {
@@ -54,7 +54,7 @@ func QueueBookingNotifications(ctx context.Context, tx *db.Tx, acct account.Acco
 		}
 	}
 	for _, r := range settings.Reminders {
-		d, err := workspace.ParseDuration(r)
+		d, err := clock.ParseDuration(r)
 		if err != nil {
 			continue
 		}

@@ -14,7 +14,6 @@ import (
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/secrets"
-	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
 // Effects holds what the handlers need.
@@ -68,7 +67,7 @@ func (e *Effects) stageArrival(ctx context.Context, tx *db.Tx, acct account.Acco
 
 type stageAutomations struct {
 	name  string
-	autos []workspace.AutomationSpec
+	autos []Automation
 }
 
 // stageArrivals is stageArrival for many cards: one query for their stages,
@@ -139,7 +138,7 @@ func (e *Effects) stageArrivals(ctx context.Context, tx *db.Tx, acct account.Acc
 			case "sequence":
 				at := now
 				for _, step := range au.Steps {
-					d, _ := workspace.ParseDuration(step.After)
+					d, _ := clock.ParseDuration(step.After)
 					at = at.Add(d)
 					out = append(out, queued{Message{Kind: MsgSequence, Channel: "whatsapp", Recipient: recipient, ClientID: &c.ID,
 						Body: Render(step.Template, c), Source: src}, at, nil})

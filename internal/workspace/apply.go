@@ -14,6 +14,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/phone"
 	"github.com/frontdesk/frontdesk/internal/readcache"
 	"github.com/frontdesk/frontdesk/internal/secrets"
@@ -281,7 +282,7 @@ func (ap *applier) account(ctx context.Context) error {
 
 // notifications merges the keys the file gives into the stored settings.
 func (ap *applier) notifications(ctx context.Context, slug string, n *Notifications) (string, error) {
-	var cur Notifications
+	var cur jobs.NotificationSettings
 	var stored string
 	err := ap.tx.QueryRow(ctx, `SELECT notifications FROM accounts WHERE slug = ?`, slug).Scan(&stored)
 	switch {

@@ -8,11 +8,10 @@ package workspace
 
 import (
 	"bytes"
-	"fmt"
-	"strconv"
 	"strings"
-	"time"
 
+	"github.com/frontdesk/frontdesk/internal/clock"
+	"github.com/frontdesk/frontdesk/internal/jobs"
 	"gopkg.in/yaml.v3"
 )
 
@@ -168,19 +167,12 @@ type StageSpec struct {
 	keys           present          // the keys the file gave
 }
 
-// AutomationSpec is one on-arrival automation of a stage.
-type AutomationSpec struct {
-	Kind     string         `yaml:"kind" json:"kind"`
-	Template string         `yaml:"template,omitempty" json:"template,omitempty"`
-	Steps    []SequenceStep `yaml:"steps,omitempty" json:"steps,omitempty"`
-	URL      string         `yaml:"url,omitempty" json:"url,omitempty"`
-	Secret   string         `yaml:"secret,omitempty" json:"secret,omitempty"`
-}
+// AutomationSpec is one on-arrival automation of a stage: the job worker's
+// own type (jobs.Automation), which the file writes as it is stored.
+type AutomationSpec = jobs.Automation
 
-type SequenceStep struct {
-	After    string `yaml:"after" json:"after"`
-	Template string `yaml:"template" json:"template"`
-}
+// SequenceStep is one delayed message of a sequence automation.
+type SequenceStep = jobs.SequenceStep
 
 type InputNodeSpec struct {
 	Key              string          `yaml:"key"`
@@ -411,21 +403,7 @@ func (e *Error) Error() string {
 }
 
 // ParseDuration reads "15m", "2h", "1h30m" and also days ("1d").
-func ParseDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if d, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.Atoi(d)
-		if err != nil || n < 0 {
-			return 0, fmt.Errorf("invalid duration %q", s)
-		}
-		return time.Duration(n) * 24 * time.Hour, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("invalid duration %q", s)
-	}
-	return d, nil
-}
+var ParseDuration = clock.ParseDuration
 
 func boolOr(b *bool, def bool) bool {
 	if b == nil {
