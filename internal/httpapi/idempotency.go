@@ -5,30 +5,20 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"io"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
-	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/idempotency"
 )
 
-// Idempotency-Key (beyond the contract, optional for callers): the first
-// response to a (key, account, route) is kept for IdempotencyTTL and
-// replayed byte for byte to a repeat with the same body; another body is
-// IDEMPOTENCY_KEY_REUSED, a repeat while the first still runs is
-// IDEMPOTENCY_IN_PROGRESS, and 5xx answers are never kept, so a 500 stays
-// retryable and a retried booking can never make two appointments.
-const (
-	IdempotencyTTL = 24 * time.Hour
-	// idempotencyLease is how long a running request owns its key; a
-	// request that crashed frees the key after it.
-	idempotencyLease  = 2 * time.Minute
-	maxIdempotencyKey = 255
-)
+// Idempotency-Key (beyond the contract, optional for callers): see package
+// idempotency. 5xx answers are never kept, so a 500 stays retryable and a
+// retried booking can never make two appointments.
+const maxIdempotencyKey = 255
 
 func isMutating(method string) bool {
 	return method == http.MethodPost || method == http.MethodPatch || method == http.MethodDelete || method == http.MethodPut
@@ -62,10 +52,10 @@ func (s *Server) idempotent(route string, next http.HandlerFunc) http.HandlerFun
 			return
 		}
 		if stored != nil {
-			w.Header().Set("Content-Type", stored.contentType)
+			w.Header().Set("Content-Type", stored.ContentType)
 			w.Header().Set("Idempotent-Replayed", "true")
-			w.WriteHeader(stored.status)
-			w.Write(stored.body)
+			w.WriteHeader(stored.Status)
+			w.Write(stored.Body)
 			return
 		}
 		rec := &recorder{ResponseWriter: w, header: http.Header{}}
@@ -89,87 +79,13 @@ func (s *Server) idempotent(route string, next http.HandlerFunc) http.HandlerFun
 	}
 }
 
-type storedResponse struct {
-	status      int
-	contentType string
-	body        []byte
-}
-
-// claimIdempotencyKey takes the key for this request, or returns the stored
-// response to replay, or an error for a reused or busy key.
-func (s *Server) claimIdempotencyKey(ctx context.Context, acct account.Account, key, route, hash string) (*storedResponse, error) {
-	now := s.clock.Now()
-	var out *storedResponse
-	err := s.db.Transact(ctx, func(tx *db.Tx) error {
-		var (
-			state, storedHash, ctype string
-			status                   *int
-			body                     *string
-			created, lockedUntil     int64
-		)
-		err := tx.QueryRow(ctx, `SELECT state, request_hash, response_status, response_type, response_body, created_at, locked_until
-			FROM idempotency_keys WHERE account_id = ? AND idem_key = ? AND route = ?`+tx.Dialect().ForUpdate(), acct.ID, key, route).
-			Scan(&state, &storedHash, &status, &ctypeOrNil{&ctype}, &body, &created, &lockedUntil)
-		expired := err == nil && db.Time(created).Add(IdempotencyTTL).Before(now)
-		abandoned := err == nil && state == "running" && db.Time(lockedUntil).Before(now)
-		switch {
-		case db.IsNoRows(err), expired, abandoned:
-			_, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (account_id, idem_key, route, request_hash, state, created_at, locked_until)
-				VALUES (?, ?, ?, ?, 'running', ?, ?) ON CONFLICT (account_id, idem_key, route) DO UPDATE SET
-				request_hash = excluded.request_hash, state = 'running', response_status = NULL, response_type = NULL, response_body = NULL,
-				created_at = excluded.created_at, locked_until = excluded.locked_until`,
-				acct.ID, key, route, hash, db.Micros(now), db.Micros(now.Add(idempotencyLease)))
-			return err
-		case err != nil:
-			return err
-		case storedHash != hash:
-			return errs.WithDetails(errs.IdempotencyReused, map[string]any{"idempotency_key": key},
-				"This Idempotency-Key was already used with a different request body.")
-		case state == "running":
-			return errs.WithDetails(errs.IdempotencyBusy, map[string]any{"idempotency_key": key},
-				"A request with this Idempotency-Key is still running; retry later.")
-		default:
-			out = &storedResponse{status: derefInt(status), contentType: ctype, body: []byte(derefStr(body))}
-			return nil
-		}
-	})
-	return out, err
-}
-
-type ctypeOrNil struct{ s *string }
-
-func (c *ctypeOrNil) Scan(v any) error {
-	switch x := v.(type) {
-	case nil:
-		*c.s = ""
-	case string:
-		*c.s = x
-	case []byte:
-		*c.s = string(x)
-	default:
-		return errors.New("unexpected content type value")
-	}
-	return nil
-}
-
-func derefInt(p *int) int {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
-func derefStr(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
+func (s *Server) claimIdempotencyKey(ctx context.Context, acct account.Account, key, route, hash string) (*idempotency.Response, error) {
+	return idempotency.Claim(ctx, s.db, acct, key, route, hash, s.clock.Now())
 }
 
 func (s *Server) storeIdempotentResponse(ctx context.Context, acct account.Account, key, route string, rec *recorder) {
-	_, err := s.db.Exec(context.WithoutCancel(ctx), `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_type = ?, response_body = ?
-		WHERE account_id = ? AND idem_key = ? AND route = ?`, rec.status, rec.header.Get("Content-Type"), rec.buf.String(), acct.ID, key, route)
-	if err != nil {
+	resp := idempotency.Response{Status: rec.status, ContentType: rec.header.Get("Content-Type"), Body: rec.buf.Bytes()}
+	if err := idempotency.Keep(context.WithoutCancel(ctx), s.db, acct, key, route, resp); err != nil {
 		s.log.Error("idempotency: store response", "err", err)
 	}
 }
@@ -177,7 +93,7 @@ func (s *Server) storeIdempotentResponse(ctx context.Context, acct account.Accou
 func (s *Server) releaseIdempotencyKey(acct account.Account, key, route string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	s.db.Exec(ctx, `DELETE FROM idempotency_keys WHERE account_id = ? AND idem_key = ? AND route = ? AND state = 'running'`, acct.ID, key, route)
+	idempotency.Release(ctx, s.db, acct, key, route)
 }
 
 // recorder buffers a response so it can be stored before it is sent.
