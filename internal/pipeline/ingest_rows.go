@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/phone"
 	"github.com/frontdesk/frontdesk/internal/valid"
 )
@@ -249,4 +250,24 @@ func ParseRows(raw []map[string]any, defaults Defaults) []Row {
 	}
 	wg.Wait()
 	return out
+}
+
+// CheckDefaults refuses batch-wide defaults that cannot apply to any row.
+func CheckDefaults(d Defaults) error {
+	if d.AreaCode != "" {
+		if _, err := phone.ParseCallingCode(d.AreaCode); err != nil {
+			return errs.WithDetails(errs.ValidationError, map[string]any{"field": "defaults.area_code"},
+				"defaults.area_code %q is not a country calling code such as 34 or +34.", d.AreaCode)
+		}
+	}
+	if d.Timezone != "" && !ValidZone(d.Timezone) {
+		return errs.WithDetails(errs.ValidationError, map[string]any{"field": "defaults.timezone"},
+			"defaults.timezone %q is not an IANA time zone.", d.Timezone)
+	}
+	for k := range d.Data {
+		if k == "" || len([]rune(k)) > maxDataKeyLen {
+			return errs.WithDetails(errs.ValidationError, map[string]any{"field": "defaults.data"}, "defaults.data keys must have 1 to 100 characters.")
+		}
+	}
+	return nil
 }
