@@ -71,24 +71,14 @@ func (d *Dashboard) currentSession(r *http.Request) (*session, error) {
 		return nil, nil
 	}
 	now := d.clock.Now()
-	s := &session{}
-	var lastSeen, expires int64
-	err = d.db.QueryRow(r.Context(), `SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, s.expires_at, u.name, u.email,
-			a.id, a.slug, a.name, a.timezone, a.default_region
-		FROM dashboard_sessions s JOIN users u ON u.id = s.user_id AND u.account_id = s.account_id
-		JOIN accounts a ON a.id = s.account_id
-		WHERE s.token_hash = ? AND u.active = ?`, hashToken(c.Value), true).
-		Scan(&s.ID, &s.UserID, &s.CSRF, &lastSeen, &expires, &s.UserName, &s.Email,
-			&s.Account.ID, &s.Account.Slug, &s.Account.Name, &s.Account.Timezone, &s.Account.DefaultRegion)
-	if db.IsNoRows(err) {
-		return nil, nil
-	}
-	if err != nil {
+	stored, ok, err := account.SessionByToken(r.Context(), d.db, hashToken(c.Value))
+	if err != nil || !ok {
 		return nil, err
 	}
-	s.lastSeen = db.Time(lastSeen)
-	if !now.Before(db.Time(expires)) || !now.Before(s.lastSeen.Add(d.idle)) {
-		d.db.Exec(r.Context(), `DELETE FROM dashboard_sessions WHERE id = ?`, s.ID)
+	s := &session{ID: stored.ID, Account: stored.Account, UserID: stored.UserID, UserName: stored.UserName, Email: stored.Email,
+		CSRF: stored.CSRF, lastSeen: stored.LastSeen}
+	if !now.Before(stored.Expires) || !now.Before(s.lastSeen.Add(d.idle)) {
+		account.EndSession(r.Context(), d.db, s.ID)
 		return nil, nil
 	}
 	return s, nil
@@ -112,7 +102,7 @@ func (d *Dashboard) signedIn(w http.ResponseWriter, r *http.Request) (*session, 
 		return nil, false
 	}
 	if now := d.clock.Now(); now.Sub(s.lastSeen) >= touchEvery {
-		if _, err := d.db.Exec(r.Context(), `UPDATE dashboard_sessions SET last_seen_at = ? WHERE id = ?`, db.Micros(now), s.ID); err != nil {
+		if err := account.TouchSession(r.Context(), d.db, s.ID, now); err != nil {
 			d.log.Warn("dashboard: touch session", "err", err)
 		}
 	}
@@ -327,32 +317,8 @@ var errBadCredentials = errs.New(errs.ValidationError, "That e-mail and password
 // matches. An e-mail may belong to users of several workspaces; the
 // workspace field (its slug) then says which one.
 func (d *Dashboard) authenticate(ctx context.Context, email, pw, workspaceSlug string) (userRef, error) {
-	q := `SELECT u.id, u.account_id, u.password_hash FROM users u JOIN accounts a ON a.id = u.account_id
-		WHERE LOWER(u.email) = ? AND u.active = ? AND u.password_hash IS NOT NULL`
-	args := []any{contact.NormEmail(email), true}
-	if workspaceSlug != "" {
-		q += ` AND a.slug = ?`
-		args = append(args, workspaceSlug)
-	}
-	rows, err := d.db.Query(ctx, q+` ORDER BY u.id LIMIT 20`, args...)
+	cands, err := account.Credentials(ctx, d.db, contact.NormEmail(email), workspaceSlug)
 	if err != nil {
-		return userRef{}, err
-	}
-	type cand struct {
-		userRef
-		hash string
-	}
-	var cands []cand
-	for rows.Next() {
-		var c cand
-		if err := rows.Scan(&c.id, &c.accountID, &c.hash); err != nil {
-			rows.Close()
-			return userRef{}, err
-		}
-		cands = append(cands, c)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return userRef{}, err
 	}
 	if len(cands) == 0 {
@@ -361,8 +327,8 @@ func (d *Dashboard) authenticate(ctx context.Context, email, pw, workspaceSlug s
 	}
 	var matched []userRef
 	for _, c := range cands {
-		if password.Matches(c.hash, pw) {
-			matched = append(matched, c.userRef)
+		if password.Matches(c.PasswordHash, pw) {
+			matched = append(matched, userRef{id: c.UserID, accountID: c.AccountID})
 		}
 	}
 	switch len(matched) {
@@ -378,20 +344,16 @@ func (d *Dashboard) authenticate(ctx context.Context, email, pw, workspaceSlug s
 func (d *Dashboard) startSession(ctx context.Context, u userRef) (string, error) {
 	token := randomToken()
 	now := d.clock.Now()
-	_, err := d.db.Exec(ctx, `INSERT INTO dashboard_sessions (account_id, user_id, token_hash, csrf_token, created_at, last_seen_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, u.accountID, u.id, hashToken(token), randomToken(), db.Micros(now), db.Micros(now), db.Micros(now.Add(d.max)))
-	if err != nil {
-		return "", fmt.Errorf("start session: %w", err)
+	if err := account.StartSession(ctx, d.db, u.accountID, u.id, hashToken(token), randomToken(), now, now.Add(d.max), now.Add(-d.idle)); err != nil {
+		return "", err
 	}
-	// Sessions that ended are swept here, the one place that adds rows.
-	d.db.Exec(ctx, `DELETE FROM dashboard_sessions WHERE expires_at <= ? OR last_seen_at <= ?`, db.Micros(now), db.Micros(now.Add(-d.idle)))
 	return token, nil
 }
 
 // logout handles "POST /app/logout": the session is deleted, not just the
 // cookie, so a copied cookie stops working too.
 func (d *Dashboard) logout(w http.ResponseWriter, r *http.Request, s *session) error {
-	if _, err := d.db.Exec(r.Context(), `DELETE FROM dashboard_sessions WHERE id = ?`, s.ID); err != nil {
+	if err := account.EndSession(r.Context(), d.db, s.ID); err != nil {
 		return err
 	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Path: Prefix, MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: isTLS(r)})
@@ -419,20 +381,5 @@ func SetPassword(ctx context.Context, store *db.DB, acct account.Account, email,
 	if err != nil {
 		return errs.New(errs.ValidationError, "%s", err.Error())
 	}
-	return store.Transact(ctx, func(tx *db.Tx) error {
-		var id int64
-		err := tx.QueryRow(ctx, `SELECT id FROM users WHERE account_id = ? AND LOWER(email) = ? ORDER BY id LIMIT 1`,
-			acct.ID, contact.NormEmail(email)).Scan(&id)
-		if db.IsNoRows(err) {
-			return errs.New(errs.NotFound, "no user with e-mail %q in workspace %q", email, acct.Slug)
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, hash, id); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `DELETE FROM dashboard_sessions WHERE account_id = ? AND user_id = ?`, acct.ID, id)
-		return err
-	})
+	return account.SetPasswordHash(ctx, store, acct, email, hash)
 }

@@ -1,0 +1,123 @@
+package account
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/errs"
+)
+
+// Session is a dashboard user's signed-in session, found by the hash of its
+// cookie's token.
+type Session struct {
+	ID                    int64
+	Account               Account
+	UserID                int64
+	UserName, Email, CSRF string
+	LastSeen, Expires     time.Time
+}
+
+// SessionByToken loads the session whose token hashes to tokenHash, with
+// its user (who must be active) and account; ok is false when there is none.
+func SessionByToken(ctx context.Context, q db.Querier, tokenHash string) (s Session, ok bool, err error) {
+	var lastSeen, expires int64
+	err = q.QueryRow(ctx, `SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, s.expires_at, u.name, u.email,
+			a.id, a.slug, a.name, a.timezone, a.default_region
+		FROM dashboard_sessions s JOIN users u ON u.id = s.user_id AND u.account_id = s.account_id
+		JOIN accounts a ON a.id = s.account_id
+		WHERE s.token_hash = ? AND u.active = ?`, tokenHash, true).
+		Scan(&s.ID, &s.UserID, &s.CSRF, &lastSeen, &expires, &s.UserName, &s.Email,
+			&s.Account.ID, &s.Account.Slug, &s.Account.Name, &s.Account.Timezone, &s.Account.DefaultRegion)
+	if db.IsNoRows(err) {
+		return Session{}, false, nil
+	}
+	if err != nil {
+		return Session{}, false, err
+	}
+	s.LastSeen, s.Expires = db.Time(lastSeen), db.Time(expires)
+	return s, true, nil
+}
+
+// StartSession stores a new session of the account's user, lasting until
+// expires, and sweeps the sessions that ended (expired, or idle since before
+// idleSince): the one place that adds rows.
+func StartSession(ctx context.Context, q db.Querier, accountID, userID int64, tokenHash, csrf string, now, expires, idleSince time.Time) error {
+	_, err := q.Exec(ctx, `INSERT INTO dashboard_sessions (account_id, user_id, token_hash, csrf_token, created_at, last_seen_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, accountID, userID, tokenHash, csrf, db.Micros(now), db.Micros(now), db.Micros(expires))
+	if err != nil {
+		return fmt.Errorf("start session: %w", err)
+	}
+	q.Exec(ctx, `DELETE FROM dashboard_sessions WHERE expires_at <= ? OR last_seen_at <= ?`, db.Micros(now), db.Micros(idleSince))
+	return nil
+}
+
+// TouchSession records activity on a session (what its idle timeout counts
+// from).
+func TouchSession(ctx context.Context, q db.Querier, id int64, now time.Time) error {
+	_, err := q.Exec(ctx, `UPDATE dashboard_sessions SET last_seen_at = ? WHERE id = ?`, db.Micros(now), id)
+	return err
+}
+
+// EndSession deletes a session, so a copied cookie stops working too.
+func EndSession(ctx context.Context, q db.Querier, id int64) error {
+	_, err := q.Exec(ctx, `DELETE FROM dashboard_sessions WHERE id = ?`, id)
+	return err
+}
+
+// Credential is an active user who may sign in with a password.
+type Credential struct {
+	UserID, AccountID int64
+	PasswordHash      string
+}
+
+// Credentials lists (at most 20) active users with a password whose e-mail
+// is emailNorm (lower-case), in one workspace when slug is given: an e-mail
+// may belong to users of several.
+func Credentials(ctx context.Context, q db.Querier, emailNorm, slug string) ([]Credential, error) {
+	stmt := `SELECT u.id, u.account_id, u.password_hash FROM users u JOIN accounts a ON a.id = u.account_id
+		WHERE LOWER(u.email) = ? AND u.active = ? AND u.password_hash IS NOT NULL`
+	args := []any{emailNorm, true}
+	if slug != "" {
+		stmt += ` AND a.slug = ?`
+		args = append(args, slug)
+	}
+	rows, err := q.Query(ctx, stmt+` ORDER BY u.id LIMIT 20`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Credential
+	for rows.Next() {
+		var c Credential
+		if err := rows.Scan(&c.UserID, &c.AccountID, &c.PasswordHash); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// SetPasswordHash gives the account's user with that e-mail (any case; the
+// oldest, should there be several) a new password hash and ends the user's
+// sessions; NOT_FOUND when there is no such user.
+func SetPasswordHash(ctx context.Context, store *db.DB, acct Account, email, hash string) error {
+	return store.Transact(ctx, func(tx *db.Tx) error {
+		var id int64
+		err := tx.QueryRow(ctx, `SELECT id FROM users WHERE account_id = ? AND LOWER(email) = ? ORDER BY id LIMIT 1`,
+			acct.ID, strings.ToLower(strings.TrimSpace(email))).Scan(&id)
+		if db.IsNoRows(err) {
+			return errs.New(errs.NotFound, "no user with e-mail %q in workspace %q", email, acct.Slug)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, hash, id); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `DELETE FROM dashboard_sessions WHERE account_id = ? AND user_id = ?`, acct.ID, id)
+		return err
+	})
+}
