@@ -86,6 +86,10 @@ func TestBatchWaitsForItsTurn(t *testing.T) {
 			t.Fatalf("across instances: %v", err)
 		}
 		conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, int64(h.Sum64()))
+		// The lock is free now; a long wait keeps a loaded machine (the
+		// node and stage lookups eat into Wait before the lock is asked
+		// for) from turning this into a 1 ms lock timeout.
+		in.Wait = 10 * time.Second
 		if _, err := in.Ingest(context.Background(), acct, oneRow(), time.Now()); err != nil {
 			t.Fatalf("after unlock: %v", err)
 		}
