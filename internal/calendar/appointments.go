@@ -1,0 +1,228 @@
+package calendar
+
+// The dashboard's calendar: appointments by day and professional, and the
+// reschedule and cancel it offers (their rules and effects live here, so any
+// front door that offers them gives the same answer).
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/contact"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/jobs"
+	"github.com/frontdesk/frontdesk/internal/phone"
+)
+
+// AppointmentView is an appointment as the dashboard's calendar shows it:
+// its client, service, professional and event type by name.
+type AppointmentView struct {
+	ID                 int64
+	StartAt, EndAt     time.Time
+	Status             string
+	Source             string
+	ConfirmationStatus string
+	Notes              string
+	ClientID           int64
+	ClientName         string
+	ClientPhone        string
+	ServiceName        string
+	ServiceColor       string
+	ProfessionalID     int64
+	ProfessionalName   string
+	EventTypeName      string
+}
+
+// ProfessionalRef is a calendar profile by name, for pickers and filters.
+type ProfessionalRef struct {
+	ID     int64
+	Name   string
+	Active bool
+}
+
+// ProfessionalRefs lists the account's professionals by name.
+func ProfessionalRefs(ctx context.Context, q db.Querier, acct account.Account) ([]ProfessionalRef, error) {
+	rows, err := q.Query(ctx, `SELECT id, name, active FROM professionals WHERE account_id = ? ORDER BY name, id`, acct.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ProfessionalRef
+	for rows.Next() {
+		var p ProfessionalRef
+		if err := rows.Scan(&p.ID, &p.Name, &p.Active); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+const appointmentSelect = `SELECT a.id, a.start_at, a.end_at, a.status, a.source, a.confirmation_status, a.notes,
+		c.id, c.first_name, c.last_name, c.phone_cc, c.phone_national, s.name, s.color, p.id, p.name, e.name
+	FROM appointments a JOIN clients c ON c.id = a.client_id JOIN services s ON s.id = a.service_id
+	JOIN professionals p ON p.id = a.professional_id JOIN event_types e ON e.id = a.event_type_id`
+
+func scanAppointment(row interface{ Scan(...any) error }) (AppointmentView, error) {
+	var (
+		a            AppointmentView
+		start, end   int64
+		first, last  string
+		cc           sql.NullInt64
+		national     sql.NullString
+		serviceColor string
+	)
+	err := row.Scan(&a.ID, &start, &end, &a.Status, &a.Source, &a.ConfirmationStatus, &a.Notes,
+		&a.ClientID, &first, &last, &cc, &national, &a.ServiceName, &serviceColor, &a.ProfessionalID, &a.ProfessionalName, &a.EventTypeName)
+	if err != nil {
+		return a, err
+	}
+	a.StartAt, a.EndAt = db.Time(start), db.Time(end)
+	a.ClientName = contact.DisplayName(first, last)
+	if national.Valid {
+		a.ClientPhone = phone.Number{CountryCode: int(cc.Int64), National: national.String}.E164()
+	}
+	a.ServiceColor = serviceColor
+	return a, nil
+}
+
+// ConfirmationStatuses are the values of an appointment's
+// confirmation_status, in the order the calendar's filter offers them.
+var ConfirmationStatuses = []string{ConfirmationPending, ConfirmationConfirmed, ConfirmationDeclined}
+
+// AppointmentFilter narrows ListAppointments. Zero fields do not narrow,
+// except From and To, which are required.
+type AppointmentFilter struct {
+	From, To       time.Time // appointments starting in [From, To)
+	ProfessionalID int64
+	Confirmation   string // one of ConfirmationStatuses
+}
+
+// ListAppointments lists the appointments f selects, by start.
+func ListAppointments(ctx context.Context, q db.Querier, acct account.Account, f AppointmentFilter) ([]AppointmentView, error) {
+	where, args := ` WHERE a.account_id = ? AND a.start_at >= ? AND a.start_at < ?`, []any{acct.ID, db.Micros(f.From), db.Micros(f.To)}
+	if f.ProfessionalID != 0 {
+		where += ` AND a.professional_id = ?`
+		args = append(args, f.ProfessionalID)
+	}
+	if f.Confirmation != "" {
+		where += ` AND a.confirmation_status = ?`
+		args = append(args, f.Confirmation)
+	}
+	rows, err := q.Query(ctx, appointmentSelect+where+` ORDER BY a.start_at, p.name, a.id LIMIT 2000`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []AppointmentView
+	for rows.Next() {
+		a, err := scanAppointment(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// GetAppointment loads one appointment of the account.
+func GetAppointment(ctx context.Context, q db.Querier, acct account.Account, id int64) (AppointmentView, error) {
+	a, err := scanAppointment(q.QueryRow(ctx, appointmentSelect+` WHERE a.account_id = ? AND a.id = ?`, acct.ID, id))
+	if db.IsNoRows(err) {
+		return a, errs.New(errs.NotFound, "Appointment %v not found.", id)
+	}
+	return a, err
+}
+
+// RescheduleAppointment moves a booked appointment to a new start, keeping
+// its length (and optionally to another professional). Its pending
+// reminders are cancelled and the calendar's notifications are queued again
+// for the new time, with the confirmation asked afresh, exactly as for a new
+// booking. Availability is not checked, as for booking.
+func RescheduleAppointment(ctx context.Context, store *db.DB, acct account.Account, id int64, start time.Time, professionalID int64, now time.Time) (AppointmentView, error) {
+	var out AppointmentView
+	err := store.Transact(ctx, func(tx *db.Tx) error {
+		a, err := GetAppointment(ctx, tx, acct, id)
+		if err != nil {
+			return err
+		}
+		if a.Status != "booked" {
+			return errs.New(errs.ValidationError, "Only booked appointments can be rescheduled; this one is %s.", a.Status)
+		}
+		if professionalID == 0 {
+			professionalID = a.ProfessionalID
+		}
+		if professionalID != a.ProfessionalID {
+			var ok int
+			err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM professionals p JOIN service_professionals sp ON sp.professional_id = p.id
+				JOIN appointments a ON a.service_id = sp.service_id
+				WHERE p.account_id = ? AND p.id = ? AND p.active = ? AND a.id = ?`, acct.ID, professionalID, true, id).Scan(&ok)
+			if err != nil {
+				return err
+			}
+			if ok == 0 {
+				return errs.New(errs.ValidationError, "That professional does not offer this service.")
+			}
+		}
+		end := start.Add(a.EndAt.Sub(a.StartAt))
+		if _, err := tx.Exec(ctx, `UPDATE appointments SET start_at = ?, end_at = ?, professional_id = ?, confirmation_status = 'pending', updated_at = ?
+			WHERE account_id = ? AND id = ?`, db.Micros(start), db.Micros(end), professionalID, db.Micros(now), acct.ID, id); err != nil {
+			return err
+		}
+		if err := cancelNotifications(ctx, tx, acct, id, now); err != nil {
+			return err
+		}
+		out, err = GetAppointment(ctx, tx, acct, id)
+		if err != nil {
+			return err
+		}
+		return jobs.QueueBookingNotifications(ctx, tx, acct, jobs.Booking{
+			AppointmentID: id, ClientID: out.ClientID, Recipient: out.ClientPhone, ClientName: firstWord(out.ClientName),
+			ServiceName: out.ServiceName, Professional: out.ProfessionalName, StartAt: out.StartAt,
+		}, now)
+	})
+	return out, err
+}
+
+func firstWord(s string) string {
+	if f, _, ok := strings.Cut(s, " "); ok {
+		return f
+	}
+	return s
+}
+
+// CancelAppointment cancels a booked appointment and its pending reminders.
+func CancelAppointment(ctx context.Context, store *db.DB, acct account.Account, id int64, now time.Time) error {
+	return store.Transact(ctx, func(tx *db.Tx) error {
+		a, err := GetAppointment(ctx, tx, acct, id)
+		if err != nil {
+			return err
+		}
+		if a.Status != "booked" {
+			return errs.New(errs.ValidationError, "This appointment is already %s.", a.Status)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE appointments SET status = 'cancelled', updated_at = ? WHERE account_id = ? AND id = ?`,
+			db.Micros(now), acct.ID, id); err != nil {
+			return err
+		}
+		return cancelNotifications(ctx, tx, acct, id, now)
+	})
+}
+
+// cancelNotifications withdraws the booking messages of an appointment that
+// have not been sent yet, and the jobs that would send them.
+func cancelNotifications(ctx context.Context, tx *db.Tx, acct account.Account, appointmentID int64, now time.Time) error {
+	if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'cancelled', finished_at = ?
+		WHERE account_id = ? AND status = 'pending' AND outbox_id IN (SELECT id FROM outbox
+			WHERE account_id = ? AND source_type = 'booking' AND source_id = ? AND status = 'pending')`,
+		db.Micros(now), acct.ID, acct.ID, appointmentID); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, `UPDATE outbox SET status = 'cancelled' WHERE account_id = ? AND source_type = 'booking' AND source_id = ? AND status = 'pending'`,
+		acct.ID, appointmentID)
+	return err
+}
