@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"math"
 	"net/http"
 	"net/url"
 	"path"
@@ -93,16 +92,6 @@ func pageNumber(raw string) (int, error) {
 		return 0, errs.New(errs.ValidationError, "The page must be a number from 1 to %d.", maxPage)
 	}
 	return n, nil
-}
-
-// amount reads a non-negative, finite number (a lead value); ok is false
-// for anything else, including NaN, infinities and overflow.
-func amount(raw string) (float64, bool) {
-	f, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-		return 0, false
-	}
-	return f, true
 }
 
 // localPath returns raw as a dashboard path on this host ("/app/…" with

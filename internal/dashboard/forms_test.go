@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/frontdesk/frontdesk/internal/contact"
 )
 
 func TestLocalPath(t *testing.T) {
@@ -127,7 +129,7 @@ func FuzzDecodeForm(f *testing.F) {
 		if n, err := pageNumber(page); err == nil && (n < 1 || n > maxPage) {
 			t.Fatalf("pageNumber(%q) = %d", page, n)
 		}
-		if v, ok := amount(lead); ok && !(v >= 0 && v <= 1.7976931348623157e308) {
+		if v, ok := contact.ParseLeadValue(lead); ok && !(v >= 0 && v <= 1.7976931348623157e308) {
 			t.Fatalf("amount(%q) = %v", lead, v)
 		}
 		checkLocalPath(t, req.PostForm.Get("back"), localPath(req.PostForm.Get("back"), req.Host))

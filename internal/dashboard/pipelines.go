@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/pipeline"
 )
@@ -170,7 +171,7 @@ func (d *Dashboard) createNode(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	in := NodeInput{Name: r.PostForm.Get("name"), TargetStageID: target, Strategy: r.PostForm.Get("strategy")}
 	if v := strings.TrimSpace(r.PostForm.Get("default_lead_value")); v != "" {
-		f, ok := amount(v)
+		f, ok := contact.ParseLeadValue(v)
 		if !ok {
 			return errs.New(errs.ValidationError, "The default lead value must be a number of zero or more.")
 		}

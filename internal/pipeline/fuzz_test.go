@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/valid"
 )
 
@@ -59,7 +60,7 @@ func FuzzParseRow(f *testing.F) {
 				t.Fatalf("name %q accepted", s)
 			}
 		}
-		if r.Timezone != "" && !ValidZone(r.Timezone) {
+		if r.Timezone != "" && !contact.ValidZone(r.Timezone) {
 			t.Fatalf("time zone %q accepted", r.Timezone)
 		}
 		for k := range r.Data {

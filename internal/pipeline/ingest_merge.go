@@ -64,7 +64,7 @@ func zoneOf(n phone.Number) string {
 		return ""
 	}
 	zones, err := phonenumbers.GetTimezonesForPrefix(n.E164())
-	if err != nil || len(zones) != 1 || !ValidZone(zones[0]) {
+	if err != nil || len(zones) != 1 || !contact.ValidZone(zones[0]) {
 		return ""
 	}
 	return zones[0]

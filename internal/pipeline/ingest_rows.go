@@ -6,8 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"time"
 
+	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/phone"
 	"github.com/frontdesk/frontdesk/internal/valid"
@@ -108,7 +108,7 @@ func ParseRow(index int, raw map[string]any, defaults Defaults) Row {
 			r.errors = append(r.errors, rowErr("email", CodeInvalidFormat, "email is not a valid e-mail address"))
 		}
 	}
-	if r.Timezone != "" && !ValidZone(r.Timezone) {
+	if r.Timezone != "" && !contact.ValidZone(r.Timezone) {
 		r.errors = append(r.errors, rowErr("timezone", CodeInvalidFormat, "timezone is not an IANA time zone name"))
 	}
 	for k := range r.Data {
@@ -169,25 +169,6 @@ func present(v any) bool {
 }
 
 func trimmed(s string, _ bool) string { return strings.TrimSpace(s) }
-
-// zones caches ValidZone: time.LoadLocation reads the zone database on
-// every call, and a batch asks once per row.
-var zones sync.Map
-
-// ValidZone reports whether name is an IANA zone ("Local" is not).
-func ValidZone(name string) bool {
-	if name == "" || name == "Local" {
-		return false
-	}
-	if ok, seen := zones.Load(name); seen {
-		return ok.(bool)
-	}
-	_, err := time.LoadLocation(name)
-	if len(name) <= 64 {
-		zones.Store(name, err == nil)
-	}
-	return err == nil
-}
 
 // mergeData applies defaults.data then the row's data onto base (a copy),
 // key by key: a key sets, a null removes, unmentioned keys stay. It reports
@@ -260,7 +241,7 @@ func CheckDefaults(d Defaults) error {
 				"defaults.area_code %q is not a country calling code such as 34 or +34.", d.AreaCode)
 		}
 	}
-	if d.Timezone != "" && !ValidZone(d.Timezone) {
+	if d.Timezone != "" && !contact.ValidZone(d.Timezone) {
 		return errs.WithDetails(errs.ValidationError, map[string]any{"field": "defaults.timezone"},
 			"defaults.timezone %q is not an IANA time zone.", d.Timezone)
 	}

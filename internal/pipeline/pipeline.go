@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+
 	"github.com/frontdesk/frontdesk/internal/clock"
 
 	"github.com/frontdesk/frontdesk/internal/account"

@@ -1,0 +1,203 @@
+package contact
+
+// Finding and editing clients by hand (the dashboard's client pages):
+// search, edits with their checks, tags.
+
+import (
+	"context"
+	"encoding/json"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/phone"
+)
+
+// SearchClients finds clients by name (accent- and case-insensitive
+// substring of "first last"), phone digits or e-mail; an empty query lists
+// the newest. It returns at most limit clients and the number matching.
+func SearchClients(ctx context.Context, q db.Querier, acct account.Account, query string, limit int) ([]Client, int, error) {
+	where, args := "c.account_id = ?", []any{acct.ID}
+	if query = strings.TrimSpace(query); query != "" {
+		conds := []string{"c.name_search LIKE ?", "LOWER(c.first_name || ' ' || c.last_name) LIKE ?", "c.email_norm LIKE ?"}
+		like := "%" + escapeLike(strings.ToLower(query)) + "%"
+		args = append(args, "%"+escapeLike(SearchName(query, ""))+"%", like, like)
+		if digits := phone.Digits(query); len(digits) >= 3 {
+			conds = append(conds, "c.phone_national LIKE ?", "(CAST(c.phone_cc AS TEXT) || c.phone_national) LIKE ?")
+			args = append(args, "%"+digits+"%", "%"+digits+"%")
+		}
+		for i := range conds {
+			conds[i] += ` ESCAPE '\'`
+		}
+		where += " AND (" + strings.Join(conds, " OR ") + ")"
+	}
+	var total int
+	if err := q.QueryRow(ctx, `SELECT COUNT(*) FROM clients c WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := q.Query(ctx, `SELECT `+Columns+` FROM clients c WHERE `+where+` ORDER BY c.updated_at DESC, c.id DESC LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []Client
+	for rows.Next() {
+		c, err := Scan(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, c)
+	}
+	return out, total, rows.Err()
+}
+
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// GetClient loads one client of the account, or NOT_FOUND.
+func GetClient(ctx context.Context, q db.Querier, acct account.Account, id int64) (Client, error) {
+	c, err := Get(ctx, q, acct, id)
+	if db.IsNoRows(err) {
+		return c, errs.New(errs.NotFound, "Client %v not found.", id)
+	}
+	return c, err
+}
+
+// Tag is a client's tag.
+type Tag struct {
+	ID          int64
+	Name        string
+	Color       string
+	Description string
+	Source      string
+}
+
+// ClientTags lists a client's tags by name.
+func ClientTags(ctx context.Context, q db.Querier, acct account.Account, clientID int64) ([]Tag, error) {
+	rows, err := q.Query(ctx, `SELECT t.id, t.name, t.color, COALESCE(t.description, ''), ct.source
+		FROM client_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.account_id = ? AND ct.client_id = ? ORDER BY t.name`, acct.ID, clientID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Tag
+	for rows.Next() {
+		var t Tag
+		if err := rows.Scan(&t.ID, &t.Name, &t.Color, &t.Description, &t.Source); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// ClientUpdate is the whole editable record of a client as the form sends
+// it: an empty string clears the field (the contract: clearing a stored
+// field to empty is dashboard-only). Phones are not edited here: they are
+// the client's identity for matching.
+type ClientUpdate struct {
+	FirstName, LastName, Email, Company, Timezone string
+	LeadValue                                     string // "" clears
+	Data                                          map[string]any
+}
+
+// UpdateClient writes u over the client.
+func UpdateClient(ctx context.Context, store *db.DB, acct account.Account, id int64, u ClientUpdate, now time.Time) error {
+	u.FirstName, u.LastName = strings.TrimSpace(u.FirstName), strings.TrimSpace(u.LastName)
+	u.Email, u.Company, u.Timezone = strings.TrimSpace(u.Email), strings.TrimSpace(u.Company), strings.TrimSpace(u.Timezone)
+	switch {
+	case len(u.FirstName) > 100 || len(u.LastName) > 100:
+		return errs.New(errs.ValidationError, "First and last names may have at most 100 characters.")
+	case len(u.Email) > 255:
+		return errs.New(errs.ValidationError, "An e-mail may have at most 255 characters.")
+	case u.Email != "" && !plausibleEmail(u.Email):
+		return errs.New(errs.ValidationError, "%q is not an e-mail address.", u.Email)
+	case len(u.Company) > 255:
+		return errs.New(errs.ValidationError, "A company may have at most 255 characters.")
+	case u.Timezone != "" && !ValidZone(u.Timezone):
+		return errs.New(errs.ValidationError, "%q is not a time zone (use an IANA name such as Europe/Madrid).", u.Timezone)
+	}
+	var lead any
+	if v := strings.TrimSpace(u.LeadValue); v != "" {
+		f, ok := ParseLeadValue(v)
+		if !ok {
+			return errs.New(errs.ValidationError, "The lead value must be a number of zero or more.")
+		}
+		lead = f
+	}
+	if u.Data == nil {
+		u.Data = map[string]any{}
+	}
+	for k := range u.Data {
+		if strings.TrimSpace(k) == "" || len(k) > 100 {
+			return errs.New(errs.ValidationError, "Custom field names must have 1 to 100 characters.")
+		}
+	}
+	data, _ := json.Marshal(u.Data)
+	if len(data) >= 16<<10 {
+		return errs.New(errs.ValidationError, "Custom fields must stay under 16 KB.")
+	}
+	res, err := store.Exec(ctx, `UPDATE clients SET first_name = ?, last_name = ?, name_search = ?, email = ?, email_norm = ?,
+			company = ?, timezone = ?, lead_value = ?, data = ?, updated_at = ?
+		WHERE account_id = ? AND id = ?`,
+		u.FirstName, u.LastName, SearchName(u.FirstName, u.LastName), db.Null(u.Email), db.Null(NormEmail(u.Email)),
+		db.Null(u.Company), db.Null(u.Timezone), lead, string(data), db.Micros(now), acct.ID, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errs.New(errs.NotFound, "Client %v not found.", id)
+	}
+	return nil
+}
+
+func plausibleEmail(s string) bool {
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Address == s && strings.Contains(s[strings.LastIndex(s, "@"):], ".")
+}
+
+// AddClientTag tags a client, creating the tag (grey) when the account has
+// none of that name.
+func AddClientTag(ctx context.Context, store *db.DB, acct account.Account, clientID int64, name string, now time.Time) error {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 100 {
+		return errs.New(errs.ValidationError, "A tag needs a name of 1 to 100 characters.")
+	}
+	return store.Transact(ctx, func(tx *db.Tx) error {
+		if _, err := GetClient(ctx, tx, acct, clientID); err != nil {
+			return err
+		}
+		var tagID int64
+		err := tx.QueryRow(ctx, `SELECT id FROM tags WHERE account_id = ? AND name = ?`, acct.ID, name).Scan(&tagID)
+		if db.IsNoRows(err) {
+			err = tx.QueryRow(ctx, `INSERT INTO tags (account_id, name, color, created_at) VALUES (?, ?, '#808080', ?) RETURNING id`,
+				acct.ID, name, db.Micros(now)).Scan(&tagID)
+		}
+		if err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM client_tags WHERE client_id = ? AND tag_id = ?`, clientID, tagID).Scan(&n); err != nil || n > 0 {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO client_tags (account_id, client_id, tag_id, source, created_at) VALUES (?, ?, ?, ?, ?)`,
+			acct.ID, clientID, tagID, "dashboard", db.Micros(now))
+		return err
+	})
+}
+
+// RemoveClientTag untags a client (the tag itself stays in the account).
+func RemoveClientTag(ctx context.Context, q db.Querier, acct account.Account, clientID, tagID int64) error {
+	res, err := q.Exec(ctx, `DELETE FROM client_tags WHERE account_id = ? AND client_id = ? AND tag_id = ?`, acct.ID, clientID, tagID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errs.New(errs.NotFound, "Tag %v not found.", tagID)
+	}
+	return nil
+}
