@@ -18,10 +18,15 @@
 // jitter, until the context ends) only for GET requests, for booking ("a 500
 // may be retried": the booking and its new client are one transaction), and
 // for any request sent with WithIdempotencyKey (the server replays the first
-// answer to a repeat, so a retry never applies twice). 4xx answers are never
-// retried. Batch ingest without a key is not retried automatically: a
-// re-sent batch converges, but its row statuses then describe the second
-// attempt (`updated` instead of `created`), which only the caller can judge.
+// answer to a repeat, so a retry never applies twice). A proxy's 502, 503 or
+// 504 and a connection lost in transit may hide an applied request: they are
+// retried only for GETs and keyed calls. A 429 (rate limited; nothing was
+// applied) is retried for every request after its Retry-After. Other 4xx
+// answers are never retried. Batch ingest without a key is not retried
+// automatically: a re-sent batch converges, but its row statuses then
+// describe the second attempt (`updated` instead of `created`), which only
+// the caller can judge — a caller that has judged (the CSV importer) says so
+// with WithRepeatSafe.
 package client
 
 import (
@@ -57,7 +62,12 @@ type RetryPolicy struct {
 	MaxAttempts int
 	// BaseDelay is the backoff before the second attempt (default 250 ms);
 	// each later one doubles, with full jitter, up to MaxDelay (default 5 s).
+	// A Retry-After header of the answer replaces the backoff.
 	BaseDelay, MaxDelay time.Duration
+	// OnRetry, when set, hears of each retry before its wait: the attempt
+	// that failed (1-based), why (an *Error, or the transport error) and
+	// how long the client waits before sending again.
+	OnRetry func(attempt int, err error, wait time.Duration)
 }
 
 // Option configures a Client.
@@ -78,6 +88,9 @@ func WithRetry(p RetryPolicy) Option {
 		}
 		if p.MaxDelay > 0 {
 			c.retry.MaxDelay = p.MaxDelay
+		}
+		if p.OnRetry != nil {
+			c.retry.OnRetry = p.OnRetry
 		}
 	}
 }
@@ -105,6 +118,7 @@ func New(baseURL, apiKey string, opts ...Option) *Client {
 type CallOption func(*callOptions)
 
 type callOptions struct {
+	repeatSafe     bool
 	idempotencyKey string
 	requestID      string
 	header         http.Header
@@ -132,6 +146,15 @@ func WithCallInfo(info *CallInfo) CallOption { return func(o *callOptions) { o.i
 func WithIdempotencyKey(key string) CallOption {
 	return func(o *callOptions) { o.idempotencyKey = key }
 }
+
+// WithRepeatSafe says the caller knows that sending this call twice
+// converges, without an Idempotency-Key: a batch ingest with on_duplicate
+// "update" (re-sent rows come back updated / already_active, nothing is
+// duplicated) or a waiting-list batch (re-sent rows come back
+// already_waiting). Its 5xx answers and lost connections are then retried
+// like a GET's; the row statuses of a retried call describe the last
+// attempt.
+func WithRepeatSafe() CallOption { return func(o *callOptions) { o.repeatSafe = true } }
 
 // WithRequestID sets the X-Request-Id of the call (default: a random id,
 // the same for every attempt of the call, so the server's logs show the
@@ -170,7 +193,9 @@ func (c *Client) do(ctx context.Context, req request, out any, opts []CallOption
 		co.requestID = newRequestID()
 	}
 	var payload []byte
-	if req.body != nil {
+	if raw, ok := req.body.(json.RawMessage); ok {
+		payload = raw // encoded by the caller (the importer encodes ahead)
+	} else if req.body != nil {
 		var err error
 		if payload, err = json.Marshal(req.body); err != nil {
 			return fmt.Errorf("frontdesk: encode request: %w", err)
@@ -180,10 +205,10 @@ func (c *Client) do(ctx context.Context, req request, out any, opts []CallOption
 	if len(req.query) > 0 {
 		u += "?" + req.query.Encode()
 	}
-	retryable := req.method == http.MethodGet || co.idempotencyKey != "" || req.retry500
-	// A request that failed in transit may have been applied: only repeat it
-	// when a repeat cannot apply twice.
-	retryTransport := req.method == http.MethodGet || co.idempotencyKey != ""
+	// A request that failed in transit, or whose answer came from a proxy,
+	// may have been applied: only repeat it when a repeat cannot apply twice.
+	retryTransport := req.method == http.MethodGet || co.idempotencyKey != "" || co.repeatSafe
+	retry500 := retryTransport || req.retry500
 	attempts := c.retry.MaxAttempts
 	if attempts < 1 {
 		attempts = 1
@@ -223,13 +248,14 @@ func (c *Client) do(ctx context.Context, req request, out any, opts []CallOption
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			err = fmt.Errorf("frontdesk: %s %s: %w", req.method, req.path, err)
 			if retryTransport && attempt < attempts {
-				if werr := c.wait(ctx, attempt, nil); werr != nil {
+				if werr := c.wait(ctx, attempt, err, nil); werr != nil {
 					return werr
 				}
 				continue
 			}
-			return fmt.Errorf("frontdesk: %s %s: %w", req.method, req.path, err)
+			return err
 		}
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
@@ -237,13 +263,14 @@ func (c *Client) do(ctx context.Context, req request, out any, opts []CallOption
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			err = fmt.Errorf("frontdesk: %s %s: read response: %w", req.method, req.path, err)
 			if retryTransport && attempt < attempts {
-				if werr := c.wait(ctx, attempt, nil); werr != nil {
+				if werr := c.wait(ctx, attempt, err, nil); werr != nil {
 					return werr
 				}
 				continue
 			}
-			return fmt.Errorf("frontdesk: %s %s: read response: %w", req.method, req.path, err)
+			return err
 		}
 		if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 			if out == nil {
@@ -255,15 +282,28 @@ func (c *Client) do(ctx context.Context, req request, out any, opts []CallOption
 			return nil
 		}
 		apiErr := parseError(resp, body)
-		if resp.StatusCode == http.StatusInternalServerError && retryable && attempt < attempts {
-			if werr := c.wait(ctx, attempt, resp); werr != nil {
+		apiErr.Attempts = attempt
+		if attempt < attempts && retryStatus(resp.StatusCode, retry500, retryTransport) {
+			if werr := c.wait(ctx, attempt, apiErr, resp); werr != nil {
 				return werr
 			}
 			continue
 		}
-		apiErr.Attempts = attempt
 		return apiErr
 	}
+}
+
+// retryStatus reports whether an answer with this status is sent again.
+func retryStatus(status int, retry500, retryTransport bool) bool {
+	switch status {
+	case http.StatusTooManyRequests:
+		return true // refused before it was handled
+	case http.StatusInternalServerError:
+		return retry500
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return retryTransport // a proxy's answer: the request may have been applied
+	}
+	return false
 }
 
 func bodyReader(payload []byte) io.Reader {
@@ -274,9 +314,9 @@ func bodyReader(payload []byte) io.Reader {
 }
 
 // wait sleeps before attempt+1: exponential backoff with full jitter, or
-// the server's Retry-After when it sends one; it returns early with the
-// context's error when ctx ends.
-func (c *Client) wait(ctx context.Context, attempt int, resp *http.Response) error {
+// the server's Retry-After when it sends one; it tells OnRetry first, and
+// returns early with the context's error when ctx ends.
+func (c *Client) wait(ctx context.Context, attempt int, why error, resp *http.Response) error {
 	d := c.retry.BaseDelay << (attempt - 1)
 	if d > c.retry.MaxDelay || d <= 0 {
 		d = c.retry.MaxDelay
@@ -286,6 +326,9 @@ func (c *Client) wait(ctx context.Context, attempt int, resp *http.Response) err
 		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
 			d = time.Duration(s) * time.Second
 		}
+	}
+	if c.retry.OnRetry != nil {
+		c.retry.OnRetry(attempt, why, d)
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()

@@ -98,7 +98,7 @@ func (v ValidationItem) Field() string {
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "frontdesk: %d %s: %s", e.StatusCode, e.ErrorCode, e.Message)
+	fmt.Fprintf(&b, "frontdesk: HTTP %d %s: %s", e.StatusCode, e.ErrorCode, e.Message)
 	for i, v := range e.Validation {
 		if i == 0 {
 			b.WriteString(":")

@@ -3,8 +3,10 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -242,6 +244,29 @@ type IngestRowError struct {
 	DuplicateOfIndex    *int   `json:"duplicate_of_index"`
 }
 
+// String reads "phone_number: message [invalid_format]" plus the ids the
+// error names, for a person reading a log or a result file.
+func (e IngestRowError) String() string {
+	var b strings.Builder
+	if e.Field != "" {
+		b.WriteString(e.Field + ": ")
+	}
+	b.WriteString(e.Message)
+	if e.Code != "" {
+		fmt.Fprintf(&b, " [%s]", e.Code)
+	}
+	if e.ExistingClientID != nil {
+		fmt.Fprintf(&b, " (existing client %d)", *e.ExistingClientID)
+	}
+	if e.ConflictingClientID != nil {
+		fmt.Fprintf(&b, " (conflicting client %d)", *e.ConflictingClientID)
+	}
+	if e.DuplicateOfIndex != nil {
+		fmt.Fprintf(&b, " (duplicate of batch index %d)", *e.DuplicateOfIndex)
+	}
+	return b.String()
+}
+
 // ExistingClient is a matched client as stored before the merge.
 type ExistingClient struct {
 	ClientSummary
@@ -327,8 +352,19 @@ type IngestBatchResult struct {
 // WithIdempotencyKey: re-sending the same rows with on_duplicate "update"
 // converges, so the caller may retry itself.
 func (c *Client) IngestBatch(ctx context.Context, nodeUUID string, req IngestBatchRequest, opts ...CallOption) (*IngestBatchResult, error) {
+	return c.ingestBatch(ctx, nodeUUID, req, opts)
+}
+
+// IngestBatchJSON is IngestBatch with a body the caller encoded itself (an
+// IngestBatchRequest's JSON), sent as it is: for importers that encode the
+// next batch while one is in flight.
+func (c *Client) IngestBatchJSON(ctx context.Context, nodeUUID string, body json.RawMessage, opts ...CallOption) (*IngestBatchResult, error) {
+	return c.ingestBatch(ctx, nodeUUID, body, opts)
+}
+
+func (c *Client) ingestBatch(ctx context.Context, nodeUUID string, body any, opts []CallOption) (*IngestBatchResult, error) {
 	var out IngestBatchResult
-	if err := c.do(ctx, request{method: http.MethodPost, path: "/leadflow/ingest/" + url.PathEscape(nodeUUID) + "/batch", body: req}, &out, opts); err != nil {
+	if err := c.do(ctx, request{method: http.MethodPost, path: "/leadflow/ingest/" + url.PathEscape(nodeUUID) + "/batch", body: body}, &out, opts); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"time"
@@ -148,10 +149,20 @@ type WaitlistBatchResult struct {
 // BatchWaitlist adds many clients. With SkipInvalid false, any row error is
 // IMPORT_HAS_ERRORS (see ImportHasErrorsDetails) and nothing is written.
 func (c *Client) BatchWaitlist(ctx context.Context, req WaitlistBatchRequest, opts ...CallOption) (*WaitlistBatchResult, error) {
+	return c.batchWaitlist(ctx, req, opts)
+}
+
+// BatchWaitlistJSON is BatchWaitlist with a body the caller encoded itself
+// (a WaitlistBatchRequest's JSON), sent as it is.
+func (c *Client) BatchWaitlistJSON(ctx context.Context, body json.RawMessage, opts ...CallOption) (*WaitlistBatchResult, error) {
+	return c.batchWaitlist(ctx, body, opts)
+}
+
+func (c *Client) batchWaitlist(ctx context.Context, body any, opts []CallOption) (*WaitlistBatchResult, error) {
 	var out struct {
 		Data WaitlistBatchResult `json:"data"`
 	}
-	if err := c.do(ctx, request{method: http.MethodPost, path: "/calendar/waitlist/entries/batch", body: req}, &out, opts); err != nil {
+	if err := c.do(ctx, request{method: http.MethodPost, path: "/calendar/waitlist/entries/batch", body: body}, &out, opts); err != nil {
 		return nil, err
 	}
 	return &out.Data, nil

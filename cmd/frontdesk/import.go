@@ -14,9 +14,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"time"
 
+	"github.com/frontdesk/frontdesk/client"
 	"github.com/frontdesk/frontdesk/internal/csvimport"
 )
 
@@ -81,7 +81,7 @@ func cmdImport(ctx context.Context, args []string, env *Env) error {
 	out := f.String("out", "", "result file (default <input>.results.csv)")
 	delim := f.String("delimiter", "", `field delimiter: "," ";" "tab" or "|" (default: detected from the header line)`)
 	batchSize := f.Int("batch-size", csvimport.MaxBatch, "rows per batch (1..500)")
-	retries := f.Int("retries", 5, "times a batch is sent again after a 5xx answer or a network error (4xx answers are never retried)")
+	retries := f.Int("retries", 5, "times a batch is sent again after a 5xx answer, a 429 (after its Retry-After) or a network error (other 4xx answers are never retried)")
 	timeout := f.Duration("timeout", 2*time.Minute, "time limit for one batch request")
 	asJSON := f.Bool("json", false, "print the summary as JSON")
 	quiet := f.Bool("quiet", false, "no progress and no column listing on stderr")
@@ -208,19 +208,17 @@ func cmdImport(ctx context.Context, args []string, env *Env) error {
 		progress = csvimport.NewProgress(nil, false, len(table.Rows), env.Clock.Now)
 	}
 	runID := newRunID()
-	var seq atomic.Int64
-	client := &csvimport.Client{
-		BaseURL: *baseURL, Key: *key, Retries: *retries,
-		HTTP:      &http.Client{Timeout: *timeout},
-		UserAgent: "frontdesk-import/" + buildVersion(),
-		RequestID: func(attempt int) string { return fmt.Sprintf("import-%s-%d", runID, seq.Add(1)) },
-		OnRetry: func(n int, err error, wait time.Duration) {
-			progress.Note("batch failed (%v); sending it again in %s (retry %d of %d)", err, csvimport.Duration(wait), n, *retries)
-		},
-	}
+	api := client.New(*baseURL, *key,
+		client.WithHTTPClient(&http.Client{Timeout: *timeout}),
+		client.WithUserAgent("frontdesk-import/"+buildVersion()),
+		client.WithRetry(client.RetryPolicy{MaxAttempts: *retries + 1, BaseDelay: 500 * time.Millisecond, MaxDelay: 15 * time.Second,
+			OnRetry: func(n int, err error, wait time.Duration) {
+				progress.Note("batch failed (%v); sending it again in %s (retry %d of %d)", err, csvimport.Duration(wait), n, *retries)
+			}}))
 	job := &csvimport.Job{
-		Kind: kind, Table: table, Mapping: mapping, Client: client, BatchSize: *batchSize,
-		Results: results, Progress: progress, Now: env.Clock.Now,
+		Kind: kind, Table: table, Mapping: mapping, Client: api, BatchSize: *batchSize,
+		RequestID: func(batch int) string { return fmt.Sprintf("import-%s-%d", runID, batch) },
+		Results:   results, Progress: progress, Now: env.Clock.Now,
 	}
 	if kind == csvimport.Pipeline {
 		job.NodeUUID, job.OnDuplicate, job.DryRun = strings.ToLower(*node), *onDup, *dryRun

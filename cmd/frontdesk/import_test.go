@@ -477,7 +477,7 @@ func TestImportPipelineStops(t *testing.T) {
 		before, _ := fx.proxy.stats()
 		code, _, stderr := fx.run(t.Context(), "pipeline", "--node", importNode, "-f", file, "--key", "pk_wrong_key_123")
 		after, _ := fx.proxy.stats()
-		if code != 1 || after-before != 1 || !strings.Contains(stderr, "HTTP 401: Invalid or expired API key") || !strings.Contains(stderr, "check the API key") {
+		if code != 1 || after-before != 1 || !strings.Contains(stderr, "HTTP 401 UNAUTHORIZED: Invalid or expired API key") || !strings.Contains(stderr, "check the API key") {
 			t.Errorf("exit %d, %d calls\n%s", code, after-before, stderr)
 		}
 	})

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/frontdesk/frontdesk/client"
 )
 
 // MaxBatch is the contract's row limit per batch.
@@ -51,11 +53,16 @@ type Result struct {
 // Job is one import run. Batches are sent strictly one after another; the
 // next one is prepared while the last one is in flight.
 type Job struct {
-	Kind      Kind
-	Table     *Table
-	Mapping   *Mapping
-	Client    *Client
+	Kind    Kind
+	Table   *Table
+	Mapping *Mapping
+	// Client sends the batches, each with WithRepeatSafe: its retry policy
+	// (client.RetryPolicy, OnRetry included) is the importer's.
+	Client    *client.Client
 	BatchSize int // default and maximum MaxBatch
+	// RequestID, when set, names batch n's requests (X-Request-Id, the same
+	// for its retries) so the server's logs can be matched with the import.
+	RequestID func(batch int) string
 
 	// Pipeline batch ingest.
 	NodeUUID           string
@@ -131,9 +138,9 @@ func (e *StopError) Error() string {
 	case e.Interrupted:
 		fmt.Fprintf(&b, "interrupted before batch %d (%s); it was not sent", e.Batch, rows)
 	case e.Unconfirmed:
-		fmt.Fprintf(&b, "batch %d (%s) got no answer: %v", e.Batch, rows, e.Err)
+		fmt.Fprintf(&b, "batch %d (%s) got no answer: %s", e.Batch, rows, reason(e.Err))
 	default:
-		fmt.Fprintf(&b, "batch %d (%s) was refused: %v", e.Batch, rows, e.Err)
+		fmt.Fprintf(&b, "batch %d (%s) was refused: %s", e.Batch, rows, reason(e.Err))
 		if e.FailedRowCount > 0 {
 			fmt.Fprintf(&b, "\n%s of batch %d %s listed in the result file with %s errors", plural(e.FailedRowCount, "row"), e.Batch,
 				map[bool]string{true: "is", false: "are"}[e.FailedRowCount == 1], map[bool]string{true: "its", false: "their"}[e.FailedRowCount == 1])
@@ -143,20 +150,20 @@ func (e *StopError) Error() string {
 		fmt.Fprintf(&b, "\nrows 1–%s were answered by the server", Thousands(e.RowsDone))
 	}
 	b.WriteString("\nnext: ")
-	var apiErr *APIError
+	var apiErr *client.Error
 	errors.As(e.Err, &apiErr)
 	switch {
-	case apiErr != nil && apiErr.Code == "IMPORT_HAS_ERRORS":
+	case apiErr != nil && apiErr.ErrorCode == client.CodeImportHasErrors:
 		fmt.Fprintf(&b, "fix the rows marked error (or pass --skip-invalid) and run the same command again; rows already imported come back as %s", settled)
-	case apiErr != nil && apiErr.Code == "INGEST_ROLLED_BACK":
+	case apiErr != nil && apiErr.ErrorCode == client.CodeIngestRolledBack:
 		fmt.Fprintf(&b, "fix the rows marked failed (or drop --all-or-none) and run the same command again; rows already imported come back as %s", settled)
-	case apiErr != nil && apiErr.Status == 401:
+	case apiErr != nil && apiErr.StatusCode == 401:
 		b.WriteString("check the API key (--key or FRONTDESK_API_KEY)")
-	case apiErr != nil && apiErr.Status == 404:
+	case apiErr != nil && apiErr.StatusCode == 404:
 		b.WriteString("check --node / --waitlist and --base-url")
-	case apiErr != nil && apiErr.Code == "BATCH_IN_PROGRESS":
+	case apiErr != nil && apiErr.ErrorCode == client.CodeBatchInProgress:
 		fmt.Fprintf(&b, "another import into this input node is running; wait for it, then run the same command again (rows already imported come back as %s)", settled)
-	case apiErr != nil && apiErr.Status < 500:
+	case apiErr != nil && !retryable(apiErr):
 		fmt.Fprintf(&b, "fix the request, then run the same command again; rows already imported come back as %s", settled)
 	default:
 		fmt.Fprintf(&b, "run the same command again: re-sending converges (rows already imported come back as %s, nothing is duplicated)", settled)
@@ -249,27 +256,27 @@ func (j *Job) sendAll(ctx context.Context, chunks [][]Record, sum *Summary, out 
 		}
 		b := <-next
 		sum.Batches++
-		results, tries, err := j.send(ctx, b, sum)
+		results, tries, err := j.send(ctx, sum.Batches, b, sum)
 		if tries > 1 {
 			sum.Retries += tries - 1
 		}
 		if err != nil {
 			stop = &StopError{Batch: sum.Batches, FirstRow: chunk[0].Num, LastRow: chunk[len(chunk)-1].Num,
 				RowsDone: sum.RowsAnswered, Err: err, Kind: j.Kind}
-			var apiErr *APIError
+			var apiErr *client.Error
 			switch {
 			case ctx.Err() != nil:
 				stop.Interrupted, stop.InFlight = true, true
 				results = j.uniform(chunk, StatusUnconfirmed, "interrupted while the batch was in flight; run the import again")
-			case errors.As(err, &apiErr) && !apiErr.Retryable():
+			case errors.As(err, &apiErr) && !retryable(apiErr):
 				if refused, failed := j.refusedRows(chunk, apiErr); refused != nil {
 					results, stop.FailedRowCount = refused, failed
 				} else {
-					results = j.uniform(chunk, StatusRefused, "not written: "+apiErr.Error())
+					results = j.uniform(chunk, StatusRefused, "not written: "+reason(apiErr))
 				}
 			default:
 				stop.Unconfirmed = true
-				results = j.uniform(chunk, StatusUnconfirmed, err.Error())
+				results = j.uniform(chunk, StatusUnconfirmed, reason(err))
 			}
 		} else {
 			sum.RowsAnswered += len(chunk)
@@ -359,33 +366,64 @@ func (j *Job) encodeWaitlist(chunk []Record) ([]byte, error) {
 	return json.Marshal(body)
 }
 
-// send sends one prepared batch and turns the answer into one result per
-// row.
-func (j *Job) send(ctx context.Context, b preparedBatch, sum *Summary) ([]Result, int, error) {
+// send sends prepared batch n and turns the answer into one result per
+// row. A batch is repeat-safe (re-sent rows converge), so the client
+// retries server errors and lost connections by its policy.
+func (j *Job) send(ctx context.Context, n int, b preparedBatch, sum *Summary) ([]Result, int, error) {
 	if b.err != nil {
 		return nil, 0, b.err
 	}
+	var info client.CallInfo
+	opts := []client.CallOption{client.WithRepeatSafe(), client.WithCallInfo(&info)}
+	if j.RequestID != nil {
+		opts = append(opts, client.WithRequestID(j.RequestID(n)))
+	}
 	switch j.Kind {
 	case Pipeline:
-		res, tries, err := j.Client.IngestJSON(ctx, j.NodeUUID, b.payload)
+		res, err := j.Client.IngestBatchJSON(ctx, j.NodeUUID, b.payload, opts...)
 		if err != nil {
-			return nil, tries, err
+			return nil, info.Attempts, gaveUp(err, info.Attempts)
 		}
 		sum.PipelineID, sum.StageID = res.PipelineID, res.StageID
-		return j.ingestResults(b.chunk, res.Results, ""), tries, nil
+		return j.ingestResults(b.chunk, res.Results, ""), info.Attempts, nil
 	case Waitlist:
-		res, tries, err := j.Client.WaitlistBatchJSON(ctx, b.payload)
+		res, err := j.Client.BatchWaitlistJSON(ctx, b.payload, opts...)
 		if err != nil {
-			return nil, tries, err
+			return nil, info.Attempts, gaveUp(err, info.Attempts)
 		}
-		return j.waitlistResults(b.chunk, res.Rows, ""), tries, nil
+		return j.waitlistResults(b.chunk, res.Rows, ""), info.Attempts, nil
 	}
 	return nil, 0, fmt.Errorf("unknown import kind %q", j.Kind)
 }
 
+// retryable reports an answer that says nothing about the batch itself (a
+// server error, a proxy, a rate limit): sending it again may succeed.
+func retryable(e *client.Error) bool {
+	return e.StatusCode >= 500 || e.StatusCode == 429
+}
+
+// reason is an error as the import's messages quote it: about the batch,
+// without the client's "frontdesk: " prefix.
+func reason(err error) string {
+	return strings.ReplaceAll(err.Error(), "frontdesk: ", "")
+}
+
+// gaveUp says that the retries ran out for an error that was worth
+// retrying; a refusal is returned as it is.
+func gaveUp(err error, attempts int) error {
+	var apiErr *client.Error
+	if errors.As(err, &apiErr) && !retryable(apiErr) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("gave up after %s: %w", plural(attempts, "attempt"), err)
+}
+
 // ingestResults pairs row results with the chunk by index. refusal, when
 // set, marks the rows of a rolled-back batch that did not fail themselves.
-func (j *Job) ingestResults(chunk []Record, rows []IngestRow, refusal string) []Result {
+func (j *Job) ingestResults(chunk []Record, rows []client.IngestRowResult, refusal string) []Result {
 	out := j.uniform(chunk, StatusUnconfirmed, "the server's answer has no result for this row")
 	for _, r := range rows {
 		if r.Index < 0 || r.Index >= len(chunk) {
@@ -404,7 +442,7 @@ func (j *Job) ingestResults(chunk []Record, rows []IngestRow, refusal string) []
 	return out
 }
 
-func (j *Job) waitlistResults(chunk []Record, rows []WaitlistRow, refusal string) []Result {
+func (j *Job) waitlistResults(chunk []Record, rows []client.WaitlistBatchRow, refusal string) []Result {
 	out := j.uniform(chunk, StatusUnconfirmed, "the server's answer has no result for this row")
 	for _, r := range rows {
 		if r.Index < 0 || r.Index >= len(chunk) {
@@ -423,30 +461,21 @@ func (j *Job) waitlistResults(chunk []Record, rows []WaitlistRow, refusal string
 // refusedRows reads the per-row results a whole-batch refusal carries in
 // its details (INGEST_ROLLED_BACK, IMPORT_HAS_ERRORS); nil when it carries
 // none.
-func (j *Job) refusedRows(chunk []Record, e *APIError) ([]Result, int) {
-	if len(e.Details) == 0 {
-		return nil, 0
-	}
-	why := "batch refused (" + e.Code + ")"
+func (j *Job) refusedRows(chunk []Record, e *client.Error) ([]Result, int) {
+	why := "batch refused (" + e.ErrorCode + ")"
 	switch {
-	case j.Kind == Pipeline && e.Code == "INGEST_ROLLED_BACK":
-		var d struct {
-			Summary map[string]int `json:"summary"`
-			Results []IngestRow    `json:"results"`
-		}
-		if json.Unmarshal(e.Details, &d) != nil || len(d.Results) == 0 {
+	case j.Kind == Pipeline && e.ErrorCode == client.CodeIngestRolledBack:
+		var d client.IngestRolledBackDetails
+		if e.DecodeDetails(&d) != nil || len(d.Results) == 0 {
 			return nil, 0
 		}
-		return j.ingestResults(chunk, d.Results, why), d.Summary["failed"]
-	case j.Kind == Waitlist && e.Code == "IMPORT_HAS_ERRORS":
-		var d struct {
-			Summary map[string]int `json:"summary"`
-			Rows    []WaitlistRow  `json:"rows"`
-		}
-		if json.Unmarshal(e.Details, &d) != nil || len(d.Rows) == 0 {
+		return j.ingestResults(chunk, d.Results, why), d.Summary.Failed
+	case j.Kind == Waitlist && e.ErrorCode == client.CodeImportHasErrors:
+		var d client.ImportHasErrorsDetails
+		if e.DecodeDetails(&d) != nil || len(d.Rows) == 0 {
 			return nil, 0
 		}
-		return j.waitlistResults(chunk, d.Rows, why), d.Summary["error"]
+		return j.waitlistResults(chunk, d.Rows, why), d.Summary.Error
 	}
 	return nil, 0
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/frontdesk/frontdesk/client"
 	"github.com/frontdesk/frontdesk/internal/csvimport"
 )
 
@@ -56,7 +57,7 @@ func BenchmarkRunPipeline(b *testing.B) {
 			b.Fatal(err)
 		}
 		job := &csvimport.Job{Kind: csvimport.Pipeline, Table: tab, Mapping: m, Results: rw, TriggerAutomations: true,
-			Client: &csvimport.Client{BaseURL: srv.URL, Key: "pk_bench"}, NodeUUID: "6f1c9a52-3b7e-4d2a-9c41-2f8e5d7a1b01"}
+			Client: client.New(srv.URL, "pk_bench"), NodeUUID: "6f1c9a52-3b7e-4d2a-9c41-2f8e5d7a1b01"}
 		if sum, err := job.Run(context.Background()); err != nil || !sum.Complete {
 			b.Fatalf("%+v %v", sum, err)
 		}

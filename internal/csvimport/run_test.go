@@ -16,15 +16,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frontdesk/frontdesk/client"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/csvimport"
 )
 
 const ingestPath = "/api/v2/public/leadflow/ingest/0b7d6c52-5a52-4c1e-9a57-6f4a0f1f3a01/batch"
 
-func fastClient(url string, retries int) *csvimport.Client {
-	return &csvimport.Client{BaseURL: url, Key: "pk_test", Retries: retries,
-		Backoff: func(int) time.Duration { return time.Millisecond }}
+// fastClient retries a batch up to retries times, 1 ms apart; onRetry
+// (optional) hears of each retry.
+func fastClient(url string, retries int, onRetry ...func(int, error, time.Duration)) *client.Client {
+	p := client.RetryPolicy{MaxAttempts: retries + 1, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}
+	if len(onRetry) > 0 {
+		p.OnRetry = onRetry[0]
+	}
+	return client.New(url, "pk_test", client.WithRetry(p))
 }
 
 func okIngest(w http.ResponseWriter, rows int) {
@@ -46,7 +52,11 @@ func writeEnvelope(w http.ResponseWriter, status int, code, msg string, details 
 	json.NewEncoder(w).Encode(map[string]any{"status": "error", "error_code": code, "message": msg, "details": details})
 }
 
-func TestClientRetries(t *testing.T) {
+// TestJobRetries proves the importer's retry rules, through the client it
+// sends with: a batch is repeat-safe, so server errors, proxy pages, rate
+// limits and dropped connections are sent again (the same body, the same
+// request id), and every other refusal stops at once.
+func TestJobRetries(t *testing.T) {
 	hangUp := func(w http.ResponseWriter) {
 		conn, _, err := w.(http.Hijacker).Hijack()
 		if err == nil {
@@ -73,6 +83,13 @@ func TestClientRetries(t *testing.T) {
 			func(w http.ResponseWriter) { w.WriteHeader(503) },
 			func(w http.ResponseWriter) { okIngest(w, 1) },
 		}, tries: 3, retrySeen: 2},
+		{name: "a 429 is sent again after its Retry-After", retries: 3, answers: []func(http.ResponseWriter){
+			func(w http.ResponseWriter) {
+				w.Header().Set("Retry-After", "0")
+				writeEnvelope(w, 429, "RATE_LIMITED", "Too many requests.", map[string]any{"retry_after_seconds": 0})
+			},
+			func(w http.ResponseWriter) { okIngest(w, 1) },
+		}, tries: 2, retrySeen: 1},
 		{name: "a dropped connection is sent again", retries: 3, answers: []func(http.ResponseWriter){
 			hangUp,
 			func(w http.ResponseWriter) { okIngest(w, 1) },
@@ -92,85 +109,89 @@ func TestClientRetries(t *testing.T) {
 				w.WriteHeader(401)
 				io.WriteString(w, `{"detail":"Invalid or expired API key. Check your credentials."}`)
 			},
-		}, tries: 1, wantErr: "HTTP 401: Invalid or expired API key", status: 401},
+		}, tries: 1, wantErr: "HTTP 401 UNAUTHORIZED: Invalid or expired API key", status: 401, code: client.CodeUnauthorized},
 		{name: "422 items are kept", retries: 3, answers: []func(http.ResponseWriter){
 			func(w http.ResponseWriter) {
 				w.WriteHeader(422)
 				io.WriteString(w, `{"detail":[{"loc":["body","clients"],"msg":"List should have at most 500 items","type":"too_long"}]}`)
 			},
-		}, tries: 1, wantErr: "too_long", status: 422, invalid: 1},
+		}, tries: 1, wantErr: "too_long", status: 422, code: client.CodeInvalidRequest, invalid: 1},
 		{name: "retries run out", retries: 2, answers: []func(http.ResponseWriter){
 			func(w http.ResponseWriter) { writeEnvelope(w, 500, "INTERNAL_ERROR", "Internal server error.", nil) },
 		}, tries: 3, wantErr: "gave up after 3 attempts: HTTP 500 INTERNAL_ERROR", status: 500, code: "INTERNAL_ERROR", retrySeen: 2},
 		{name: "no retries asked", retries: 0, answers: []func(http.ResponseWriter){
 			func(w http.ResponseWriter) { writeEnvelope(w, 500, "INTERNAL_ERROR", "Internal server error.", nil) },
-		}, tries: 1, wantErr: "gave up after 1 attempts", status: 500, code: "INTERNAL_ERROR"},
+		}, tries: 1, wantErr: "gave up after 1 attempt: ", status: 500, code: "INTERNAL_ERROR"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			var calls atomic.Int32
 			var mu sync.Mutex
-			var ids []string
+			var ids, bodies []string
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				n := int(calls.Add(1))
 				if r.URL.Path != ingestPath || r.Header.Get("Authorization") != "Bearer pk_test" || r.Header.Get("Content-Type") != "application/json" {
 					t.Errorf("request %s %s %v", r.Method, r.URL.Path, r.Header)
 				}
-				mu.Lock()
-				ids = append(ids, r.Header.Get("X-Request-Id"))
-				mu.Unlock()
 				body, _ := io.ReadAll(r.Body)
-				if string(body) != `{"clients":[{"phone_number":"+34600000001"}]}` {
-					t.Errorf("attempt %d body %s", n, body)
-				}
+				mu.Lock()
+				ids, bodies = append(ids, r.Header.Get("X-Request-Id")), append(bodies, string(body))
+				mu.Unlock()
 				test.answers[min(n, len(test.answers))-1](w)
 			}))
 			defer srv.Close()
-			c := fastClient(srv.URL, test.retries)
+			var out bytes.Buffer
+			job := newJob(t, csvimport.Pipeline, srv.URL, 1, &out)
 			retries := 0
-			c.OnRetry = func(n int, err error, wait time.Duration) { retries++ }
-			c.RequestID = func(attempt int) string { return fmt.Sprintf("r-%d", attempt) }
-			res, tries, err := c.Ingest(context.Background(), "0b7d6c52-5a52-4c1e-9a57-6f4a0f1f3a01",
-				map[string]any{"clients": []any{map[string]any{"phone_number": "+34600000001"}}})
-			if tries != test.tries || int(calls.Load()) != test.tries || retries != test.retrySeen {
-				t.Errorf("tries %d, calls %d, retries heard %d; want %d, %d", tries, calls.Load(), retries, test.tries, test.retrySeen)
+			job.Client = fastClient(srv.URL, test.retries, func(int, error, time.Duration) { retries++ })
+			job.RequestID = func(batch int) string { return fmt.Sprintf("b-%d", batch) }
+			sum, err := job.Run(context.Background())
+			if int(calls.Load()) != test.tries || retries != test.retrySeen || sum.Retries != test.tries-1 {
+				t.Errorf("calls %d, retries heard %d, summary retries %d; want %d, %d", calls.Load(), retries, sum.Retries, test.tries, test.retrySeen)
 			}
-			if len(ids) > 0 && ids[0] != "r-1" {
-				t.Errorf("request ids %v", ids)
+			for i := range ids {
+				if ids[i] != "b-1" || bodies[i] != bodies[0] {
+					t.Errorf("attempt %d: request id %q, body %s (first %s)", i+1, ids[i], bodies[i], bodies[0])
+				}
 			}
 			if test.wantErr == "" {
-				if err != nil || res.PipelineID != 1 || len(res.Results) != 1 || *res.Results[0].ClientID != 100 {
-					t.Fatalf("res %+v err %v", res, err)
+				if err != nil || sum.PipelineID != 1 || sum.Statuses["created"] != 1 {
+					t.Fatalf("summary %+v err %v", sum, err)
 				}
 				return
 			}
 			if err == nil || !strings.Contains(err.Error(), test.wantErr) {
 				t.Fatalf("err = %v, want %q", err, test.wantErr)
 			}
-			var apiErr *csvimport.APIError
-			if !errors.As(err, &apiErr) || apiErr.Status != test.status || apiErr.Code != test.code || len(apiErr.Invalid) != test.invalid {
-				t.Errorf("APIError %+v", apiErr)
+			var apiErr *client.Error
+			if !errors.As(err, &apiErr) || apiErr.StatusCode != test.status || apiErr.ErrorCode != test.code || len(apiErr.Validation) != test.invalid {
+				t.Errorf("client.Error %+v", apiErr)
 			}
 		})
 	}
 }
 
-func TestClientStopsWaitingWhenCancelled(t *testing.T) {
+// TestJobStopsWaitingWhenCancelled: an interrupt during a retry's backoff
+// ends the wait at once.
+func TestJobStopsWaitingWhenCancelled(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeEnvelope(w, 500, "INTERNAL_ERROR", "x", nil)
 	}))
 	defer srv.Close()
-	c := fastClient(srv.URL, 5)
-	c.Backoff = func(int) time.Duration { return time.Hour }
 	ctx, cancel := context.WithCancel(context.Background())
-	c.OnRetry = func(int, error, time.Duration) { cancel() }
+	defer cancel()
+	var out bytes.Buffer
+	job := newJob(t, csvimport.Waitlist, srv.URL, 2, &out)
+	job.Client = client.New(srv.URL, "pk_test", client.WithRetry(client.RetryPolicy{MaxAttempts: 6, BaseDelay: time.Hour, MaxDelay: time.Hour,
+		OnRetry: func(int, error, time.Duration) { cancel() }}))
 	done := make(chan error)
 	go func() {
-		_, _, err := c.WaitlistBatch(ctx, map[string]any{})
+		_, err := job.Run(ctx)
 		done <- err
 	}()
 	select {
 	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
+		var stop *csvimport.StopError
+		if !errors.Is(err, context.Canceled) || !errors.As(err, &stop) || !stop.InFlight {
 			t.Errorf("err = %v", err)
 		}
 	case <-time.After(5 * time.Second):
