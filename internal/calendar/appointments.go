@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
@@ -30,10 +31,12 @@ type AppointmentView struct {
 	ClientID           int64
 	ClientName         string
 	ClientPhone        string
+	ServiceID          int64
 	ServiceName        string
 	ServiceColor       string
 	ProfessionalID     int64
 	ProfessionalName   string
+	EventTypeID        int64
 	EventTypeName      string
 }
 
@@ -63,7 +66,7 @@ func ProfessionalRefs(ctx context.Context, q db.Querier, acct account.Account) (
 }
 
 const appointmentSelect = `SELECT a.id, a.start_at, a.end_at, a.status, a.source, a.confirmation_status, a.notes,
-		c.id, c.first_name, c.last_name, c.phone_cc, c.phone_national, s.name, s.color, p.id, p.name, e.name
+		c.id, c.first_name, c.last_name, c.phone_cc, c.phone_national, s.id, s.name, s.color, p.id, p.name, e.id, e.name
 	FROM appointments a JOIN clients c ON c.id = a.client_id JOIN services s ON s.id = a.service_id
 	JOIN professionals p ON p.id = a.professional_id JOIN event_types e ON e.id = a.event_type_id`
 
@@ -77,7 +80,7 @@ func scanAppointment(row interface{ Scan(...any) error }) (AppointmentView, erro
 		serviceColor string
 	)
 	err := row.Scan(&a.ID, &start, &end, &a.Status, &a.Source, &a.ConfirmationStatus, &a.Notes,
-		&a.ClientID, &first, &last, &cc, &national, &a.ServiceName, &serviceColor, &a.ProfessionalID, &a.ProfessionalName, &a.EventTypeName)
+		&a.ClientID, &first, &last, &cc, &national, &a.ServiceID, &a.ServiceName, &serviceColor, &a.ProfessionalID, &a.ProfessionalName, &a.EventTypeID, &a.EventTypeName)
 	if err != nil {
 		return a, err
 	}
@@ -142,7 +145,8 @@ func GetAppointment(ctx context.Context, q db.Querier, acct account.Account, id 
 // its length (and optionally to another professional). Its pending
 // reminders are cancelled and the calendar's notifications are queued again
 // for the new time, with the confirmation asked afresh, exactly as for a new
-// booking. Availability is not checked, as for booking.
+// booking, and appointment.rescheduled goes to the account's webhooks.
+// Availability is not checked, as for booking.
 func RescheduleAppointment(ctx context.Context, store *db.DB, acct account.Account, id int64, start time.Time, professionalID int64, now time.Time) (AppointmentView, error) {
 	var out AppointmentView
 	err := store.Transact(ctx, func(tx *db.Tx) error {
@@ -180,12 +184,26 @@ func RescheduleAppointment(ctx context.Context, store *db.DB, acct account.Accou
 		if err != nil {
 			return err
 		}
-		return jobs.QueueBookingNotifications(ctx, tx, acct, jobs.Booking{
+		if err := jobs.QueueBookingNotifications(ctx, tx, acct, jobs.Booking{
 			AppointmentID: id, ClientID: out.ClientID, Recipient: out.ClientPhone, ClientName: firstWord(out.ClientName),
 			ServiceName: out.ServiceName, Professional: out.ProfessionalName, StartAt: out.StartAt,
-		}, now)
+		}, now); err != nil {
+			return err
+		}
+		data := appointmentEvent(out)
+		data["previous_start_at"], data["previous_end_at"] = clock.Format(a.StartAt), clock.Format(a.EndAt)
+		data["previous_calendar_profile_id"] = a.ProfessionalID
+		return jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentRescheduled, SourceID: id, Data: data})
 	})
 	return out, err
+}
+
+// appointmentEvent is the data of an appointment's webhook events, in the
+// fields of appointment.booked.
+func appointmentEvent(a AppointmentView) map[string]any {
+	return map[string]any{"appointment_id": a.ID, "client_id": a.ClientID, "service_id": a.ServiceID,
+		"calendar_profile_id": a.ProfessionalID, "event_type_id": a.EventTypeID,
+		"start_at": clock.Format(a.StartAt), "end_at": clock.Format(a.EndAt), "source": a.Source}
 }
 
 func firstWord(s string) string {
@@ -195,7 +213,8 @@ func firstWord(s string) string {
 	return s
 }
 
-// CancelAppointment cancels a booked appointment and its pending reminders.
+// CancelAppointment cancels a booked appointment and its pending reminders;
+// appointment.cancelled goes to the account's webhooks.
 func CancelAppointment(ctx context.Context, store *db.DB, acct account.Account, id int64, now time.Time) error {
 	return store.Transact(ctx, func(tx *db.Tx) error {
 		a, err := GetAppointment(ctx, tx, acct, id)
@@ -209,7 +228,10 @@ func CancelAppointment(ctx context.Context, store *db.DB, acct account.Account, 
 			db.Micros(now), acct.ID, id); err != nil {
 			return err
 		}
-		return cancelNotifications(ctx, tx, acct, id, now)
+		if err := cancelNotifications(ctx, tx, acct, id, now); err != nil {
+			return err
+		}
+		return jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentCancelled, SourceID: id, Data: appointmentEvent(a)})
 	})
 }
 

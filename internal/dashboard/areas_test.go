@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"testing"
@@ -112,6 +113,25 @@ func TestAppointmentRescheduleAndCancel(t *testing.T) {
 			t.Fatalf("book: %d %v", status, body)
 		}
 		id := int64(body["data"].(map[string]any)["id"].(float64))
+		// The webhook hears every event from now on.
+		if _, err := store.Exec(t.Context(), `UPDATE webhooks SET events = '[]'`); err != nil {
+			t.Fatal(err)
+		}
+		event := func(typ string) map[string]any {
+			t.Helper()
+			var body string
+			if err := store.QueryRow(t.Context(), `SELECT body FROM outbox WHERE kind = 'webhook' AND source_type = ? AND source_id = ?`,
+				"event:"+typ, id).Scan(&body); err != nil {
+				t.Fatalf("no %s delivery: %v", typ, err)
+			}
+			var e struct {
+				Data map[string]any `json:"data"`
+			}
+			if err := json.Unmarshal([]byte(body), &e); err != nil {
+				t.Fatal(err)
+			}
+			return e.Data
+		}
 		u.get("/app/calendar?date=2026-11-25&view=week").must(t, http.StatusOK).contains(t, "Lola", "10:00–10:30", "Limpieza dental", "Dr. López", ">api<", "appt-"+itoa(id))
 		u.get("/app/calendar?date=2026-11-26&view=day").must(t, http.StatusOK).contains(t, "0 appointments")
 
@@ -132,6 +152,10 @@ func TestAppointmentRescheduleAndCancel(t *testing.T) {
 		if n := h.count("outbox", "source_type = 'booking' AND source_id = ? AND status = 'cancelled'", id); n < 2 {
 			t.Fatalf("cancelled = %d", n)
 		}
+		if d := event("appointment.rescheduled"); d["start_at"] != "2026-11-27T15:15:00Z" || d["previous_start_at"] != "2026-11-25T09:00:00Z" ||
+			d["end_at"] != "2026-11-27T15:45:00Z" || d["service_id"] != float64(a.Services["cleaning"]) || d["client_id"] == nil {
+			t.Fatalf("appointment.rescheduled data %v", d)
+		}
 		bob := h.signedIn("bob@other.test", "bob-password")
 		bob.post("/app/appointments/"+itoa(id)+"/reschedule", url.Values{"start": {"2026-11-28T10:00"}}).must(t, http.StatusNotFound)
 		bob.post("/app/appointments/"+itoa(id)+"/cancel", nil).must(t, http.StatusNotFound)
@@ -142,6 +166,9 @@ func TestAppointmentRescheduleAndCancel(t *testing.T) {
 		}
 		if n := h.count("outbox", "source_id = ? AND source_type = 'booking' AND status = 'pending'", id); n != 0 {
 			t.Fatalf("pending after cancel = %d", n)
+		}
+		if d := event("appointment.cancelled"); d["start_at"] != "2026-11-27T15:15:00Z" || d["appointment_id"] != float64(id) {
+			t.Fatalf("appointment.cancelled data %v", d)
 		}
 		u.follow(u.post("/app/appointments/"+itoa(id)+"/reschedule", url.Values{"start": {"2026-11-28T10:00"}})).contains(t, "Only booked appointments")
 	})

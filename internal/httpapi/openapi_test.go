@@ -43,6 +43,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/httpapi"
+	"github.com/frontdesk/frontdesk/internal/jobs"
 )
 
 // contractPending lists routes ("METHOD /api/v2/public/...", as in the
@@ -427,7 +428,16 @@ func TestOpenAPIDocument(t *testing.T) {
 		}
 	}
 
-	// Webhooks (sent by the server) are documented like operations.
+	// Webhooks (sent by the server) are documented like operations, every
+	// event type a webhook can subscribe to and no other.
+	var webhookNames []string
+	for name := range mapAt(c, "/webhooks") {
+		webhookNames = append(webhookNames, name)
+	}
+	sort.Strings(webhookNames)
+	if events := slices.Sorted(slices.Values(jobs.EventTypes)); !slices.Equal(webhookNames, events) {
+		t.Errorf("documented webhooks %v, event types %v", webhookNames, events)
+	}
 	for name, item := range mapAt(c, "/webhooks") {
 		for method, o := range item.(map[string]any) {
 			op := o.(map[string]any)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/jobs"
@@ -58,6 +59,19 @@ webhooks: [{key: all, url: "` + recv.URL + `", secret: whsec}]`))
 			map[string]any{"target_stage_id": ids.Stages["sales/contacted"]}).must(t, 200)
 		h.do("POST", fmt.Sprintf("%s/pipelines/%d/clients/remove", leadflow, sales), acmeKey, map[string]any{"client_ids": []int64{ids.Clients["maria"]}}).must(t, 200)
 		h.do("PATCH", fmt.Sprintf("/api/v2/admin/workspaces/acme/conversations/%d", ids.Conversations["c1"]), "admin-secret", map[string]any{"summary": "changed"}).must(t, 200)
+		// The calendar's reschedule and cancel (the dashboard's today).
+		acct := accountOf(t, h, "acme")
+		moved := h.do("POST", "/api/v2/public/calendar/events", acmeKey, map[string]any{
+			"client": map[string]any{"phone": "+34611777005", "first_name": "Ivo"}, "service_id": ids.Services["cleaning"],
+			"professional_id": ids.Professionals["lopez"], "event_type_id": ids.EventTypes["visit"],
+			"start_at": "2026-12-01T10:00:00", "end_at": "2026-12-01T10:30:00", "timezone": "Europe/Madrid"}).must(t, 200)
+		movedID := int64(moved.num("data", "id"))
+		if _, err := calendar.RescheduleAppointment(t.Context(), store, acct, movedID, time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC), 0, h.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if err := calendar.CancelAppointment(t.Context(), store, acct, movedID, h.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
 		// A dry run and a refused request emit nothing.
 		ingest(h, webNode, map[string]any{"clients": rows(map[string]any{"phone_number": "+34611777004"}), "dry_run": true}).must(t, 200)
 
@@ -71,14 +85,23 @@ webhooks: [{key: all, url: "` + recv.URL + `", secret: whsec}]`))
 		mu.Lock()
 		defer mu.Unlock()
 		var types []string
+		c := mustContract(t)
 		for _, ev := range got {
 			types = append(types, ev["type"].(string))
 			if ev["id"] == "" || ev["created_at"] == "" || ev["data"] == nil {
 				t.Errorf("event shape: %v", ev)
 			}
+			// Each body is what the OpenAPI document's webhooks section says.
+			sch, err := c.schema("/webhooks/" + escapePtr(ev["type"].(string)) + "/post/requestBody/content/application~1json/schema")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sch.Validate(ev); err != nil {
+				t.Errorf("%s body against the document: %v", ev["type"], err)
+			}
 		}
 		sort.Strings(types)
-		want := []string{"appointment.booked", "chat.conversation_updated", "pipeline.client_moved", "pipeline.client_placed",
+		want := []string{"appointment.booked", "appointment.booked", "appointment.cancelled", "appointment.rescheduled", "chat.conversation_updated", "pipeline.client_moved", "pipeline.client_placed",
 			"pipeline.client_removed", "waitlist.entry_created", "waitlist.entry_resolved"}
 		if strings.Join(types, " ") != strings.Join(want, " ") {
 			t.Errorf("events:\n got %v\nwant %v", types, want)
@@ -86,8 +109,8 @@ webhooks: [{key: all, url: "` + recv.URL + `", secret: whsec}]`))
 		// Every delivery and attempt is recorded; the fixture's own "crm"
 		// hook (appointment.booked only, unreachable host) failed and waits
 		// for its retry.
-		deliveries, err := jobs.ListDeliveries(t.Context(), store, accountOf(t, h, "acme"), 50)
-		if err != nil || len(deliveries) != 8 {
+		deliveries, err := jobs.ListDeliveries(t.Context(), store, acct, 50)
+		if err != nil || len(deliveries) != 12 {
 			t.Fatalf("deliveries: %+v %v", deliveries, err)
 		}
 		for _, d := range deliveries {

@@ -15,6 +15,8 @@ import (
 // contract: a caller that configures none sees exactly the contract).
 const (
 	EventAppointmentBooked      = "appointment.booked"
+	EventAppointmentRescheduled = "appointment.rescheduled"
+	EventAppointmentCancelled   = "appointment.cancelled"
 	EventConfirmationChanged    = "appointment.confirmation_changed"
 	EventWaitlistEntryCreated   = "waitlist.entry_created"
 	EventWaitlistSeatOffered    = "waitlist.seat_offered"
@@ -24,6 +26,11 @@ const (
 	EventPipelineClientRemoved  = "pipeline.client_removed"
 	EventChatConversationUpdate = "chat.conversation_updated"
 )
+
+// EventTypes lists every event type a webhook can subscribe to.
+var EventTypes = []string{EventAppointmentBooked, EventAppointmentRescheduled, EventAppointmentCancelled, EventConfirmationChanged,
+	EventWaitlistEntryCreated, EventWaitlistSeatOffered, EventWaitlistEntryResolved,
+	EventPipelineClientPlaced, EventPipelineClientMoved, EventPipelineClientRemoved, EventChatConversationUpdate}
 
 // webhookAttempts spreads retries over more than 24 hours with the default
 // backoff (2^n seconds, at most an hour).

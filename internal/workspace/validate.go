@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/phone"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 )
@@ -27,8 +28,7 @@ var (
 	Strategies           = []string{"none", "round_robin", "least_loaded"}
 	AutomationKinds      = []string{"message", "sequence", "webhook"}
 	Weekdays             = []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}
-	WebhookEvents        = []string{"appointment.booked", "appointment.confirmation_changed", "waitlist.entry_created", "waitlist.seat_offered", "waitlist.entry_resolved",
-		"pipeline.client_placed", "pipeline.client_moved", "pipeline.client_removed", "chat.conversation_updated"}
+	WebhookEvents        = jobs.EventTypes
 )
 
 var (
