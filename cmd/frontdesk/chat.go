@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/frontdesk/frontdesk/internal/chat"
+	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
 // cmdChat runs `frontdesk chat import --account SLUG -f FILE.jsonl`: bulk
@@ -38,7 +38,7 @@ func cmdChat(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer store.Close()
-	sum, err := chat.Import(ctx, store, acct, in, env.Clock.Now())
+	sum, err := workspace.ImportChat(ctx, store, acct, in, env.Clock.Now())
 	if err != nil {
 		return err
 	}

@@ -17,10 +17,11 @@ import (
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
+	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
 // chatImport runs cmdChat in-process.
-func chatImport(t *testing.T, dsn, stdin string, args ...string) (chat.ImportSummary, string, error) {
+func chatImport(t *testing.T, dsn, stdin string, args ...string) (workspace.ChatImportSummary, string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	env := &Env{
@@ -34,7 +35,7 @@ func chatImport(t *testing.T, dsn, stdin string, args ...string) (chat.ImportSum
 		Clock: clock.NewFake(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)),
 	}
 	err := cmdChat(context.Background(), args, env)
-	var sum chat.ImportSummary
+	var sum workspace.ChatImportSummary
 	if err == nil {
 		dec := json.NewDecoder(&out)
 		dec.DisallowUnknownFields()
@@ -93,7 +94,7 @@ func TestChatImportCommand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sum != (chat.ImportSummary{Imported: 3, Conversations: 3, Messages: 4}) {
+			if sum != (workspace.ChatImportSummary{Imported: 3, Conversations: 3, Messages: 4}) {
 				t.Errorf("first import = %+v", sum)
 			}
 			if count("conversations") != convs0+3 || count("messages") != msgs0+4 {
@@ -117,7 +118,7 @@ func TestChatImportCommand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sum != (chat.ImportSummary{Imported: 3, Conversations: 0, Messages: 0}) {
+			if sum != (workspace.ChatImportSummary{Imported: 3, Conversations: 0, Messages: 0}) {
 				t.Errorf("re-import = %+v", sum)
 			}
 			if count("conversations") != convs0+3 || count("messages") != msgs0+4 {
@@ -131,7 +132,7 @@ func TestChatImportCommand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sum != (chat.ImportSummary{Imported: 4, Conversations: 1, Messages: 2}) {
+			if sum != (workspace.ChatImportSummary{Imported: 4, Conversations: 1, Messages: 2}) {
 				t.Errorf("grown import = %+v", sum)
 			}
 			c, _ = chat.Get(ctx, store, acct, h1ID, chat.DefaultView)
@@ -182,14 +183,14 @@ func TestChatImportCommand(t *testing.T) {
 
 			// Large files are written in batches.
 			var many []string
-			for i := 0; i < 2*chat.ImportBatch+7; i++ {
+			for i := 0; i < 2*workspace.ChatImportBatch+7; i++ {
 				many = append(many, fmt.Sprintf(`{"key": "bulk-%d", "customer_phone_number": "+3461%07d", "created_at": "2025-04-01T00:00:00Z", "messages": [{"from": "client", "content": "m", "timestamp": "2025-04-01T00:00:00Z"}, {"from": "ai_agent", "agent": "sofia", "content": "r", "timestamp": "2025-04-01T00:00:01Z"}]}`, i, i))
 			}
 			sum, _, err = chatImport(t, dsn, "", "import", "--account", "acme", "-f", writeLines(t, many...))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := 2*chat.ImportBatch + 7; sum != (chat.ImportSummary{Imported: n, Conversations: n, Messages: 2 * n}) {
+			if n := 2*workspace.ChatImportBatch + 7; sum != (workspace.ChatImportSummary{Imported: n, Conversations: n, Messages: 2 * n}) {
 				t.Errorf("bulk = %+v", sum)
 			}
 

@@ -4,9 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/frontdesk/frontdesk/internal/clock"
 	"strings"
 	"time"
+
+	"github.com/frontdesk/frontdesk/internal/clock"
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/contact"

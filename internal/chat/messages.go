@@ -6,9 +6,10 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"github.com/frontdesk/frontdesk/internal/clock"
 	"slices"
 	"strings"
+
+	"github.com/frontdesk/frontdesk/internal/clock"
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/db"

@@ -11,13 +11,12 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/jobs"
-	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
-// NewMessage is a message a channel appends: the workspace file's message
-// shape, plus an optional message of the same conversation it replies to.
+// NewMessage is a message a channel appends, plus an optional message of
+// the same conversation it replies to.
 type NewMessage struct {
-	workspace.MessageSpec
+	MessageInput
 	ReplyToID int64 // 0: none
 }
 
@@ -47,10 +46,10 @@ func AppendMessage(ctx context.Context, store *db.DB, acct account.Account, sess
 				return err
 			}
 		}
-		row, err := workspace.MessageRow(ctx, tx, acct, sessionID, m.MessageSpec, now)
+		row, err := MessageRow(ctx, tx, acct, &Refs{}, sessionID, m.MessageInput, now, now)
 		if err != nil {
-			var werr *workspace.Error
-			if errors.As(err, &werr) {
+			var uerr *UnknownKeyError
+			if errors.As(err, &uerr) {
 				field, key := "agent", m.Agent
 				if m.From == "user" {
 					field, key = "user", m.User

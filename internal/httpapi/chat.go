@@ -7,7 +7,6 @@ import (
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/chat"
 	"github.com/frontdesk/frontdesk/internal/valid"
-	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
 // handleListConversations handles "GET /api/v2/public/chat/conversations".
@@ -126,7 +125,7 @@ func (s *Server) handleAppendMessage(w http.ResponseWriter, r *http.Request) err
 	}
 	m.MessageType, _ = o.Str("message_type", 50)
 	if mo := o.Sub("media"); mo != nil {
-		media := &workspace.MediaSpec{}
+		media := &chat.MediaInput{}
 		media.Kind, _ = mo.Str("kind", 50)
 		media.Mime, _ = mo.Str("mime", 255)
 		media.Filename, _ = mo.Str("filename", 255)

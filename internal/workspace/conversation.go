@@ -3,37 +3,27 @@ package workspace
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/chat"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/phone"
 )
 
-// ConversationRefs resolves the file keys a conversation refers to. Keys not
-// in the maps are looked up in the store (objects of an earlier apply).
-type ConversationRefs struct {
-	Agents, Users, Dispositions map[string]int64
-}
+// ConversationRefs resolves the file keys a conversation refers to (chat's
+// resolver: keys not in the maps are looked up in the store).
+type ConversationRefs = chat.Refs
 
-func (r *ConversationRefs) id(ctx context.Context, q db.Querier, acct account.Account, table string, m *map[string]int64, key string) (int64, error) {
-	if *m == nil {
-		*m = map[string]int64{}
+// refProblem turns chat's unknown-key error into a workspace problem.
+func refProblem(err error) error {
+	var uerr *chat.UnknownKeyError
+	if errors.As(err, &uerr) {
+		return &Error{Problems: []string{uerr.Error()}}
 	}
-	if id, ok := (*m)[key]; ok {
-		return id, nil
-	}
-	var id int64
-	err := q.QueryRow(ctx, fmt.Sprintf("SELECT id FROM %s WHERE account_id = ? AND file_key = ?", table), acct.ID, key).Scan(&id)
-	if db.IsNoRows(err) {
-		return 0, &Error{Problems: []string{fmt.Sprintf("unknown %s %q", table, key)}}
-	}
-	if err != nil {
-		return 0, err
-	}
-	(*m)[key] = id
-	return id, nil
+	return err
 }
 
 // NormalizeCustomerPhone returns the E.164 form and the national digits
@@ -46,17 +36,6 @@ func NormalizeCustomerPhone(raw string, acct account.Account) (string, any) {
 		return raw, nil
 	}
 	return n.E164(), n.National
-}
-
-func parseTime(s string, def time.Time) time.Time {
-	if s == "" {
-		return def
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return def
-	}
-	return t.UTC().Truncate(time.Microsecond)
 }
 
 // UpsertConversation creates or updates a conversation by its key and adds
@@ -73,17 +52,17 @@ func UpsertConversation(ctx context.Context, tx *db.Tx, acct account.Account, cv
 	}
 	var firstMsg time.Time
 	if len(cv.Messages) > 0 {
-		firstMsg = parseTime(cv.Messages[0].Timestamp, time.Time{})
+		firstMsg = chat.ParseTime(cv.Messages[0].Timestamp, time.Time{})
 	}
-	created := parseTime(cv.CreatedAt, firstMsg)
+	created := chat.ParseTime(cv.CreatedAt, firstMsg)
 	if created.IsZero() {
 		created = now
 	}
 	var disposition, sentiment any
 	if cv.Disposition != "" {
-		id, err := refs.id(ctx, tx, acct, "disposition_tags", &refs.Dispositions, cv.Disposition)
+		id, err := refs.Disposition(ctx, tx, acct, cv.Disposition)
 		if err != nil {
-			return 0, err
+			return 0, refProblem(err)
 		}
 		disposition = id
 	}
@@ -165,9 +144,9 @@ func UpsertConversation(ctx context.Context, tx *db.Tx, acct account.Account, cv
 	}
 	rows := make([][]any, 0, len(cv.Messages))
 	for i, m := range cv.Messages {
-		r, err := messageRow(ctx, tx, acct, &refs, id, m, created, now)
+		r, err := chat.MessageRow(ctx, tx, acct, &refs, id, m, created, now)
 		if err != nil {
-			return 0, err
+			return 0, refProblem(err)
 		}
 		rows = append(rows, append(r, i))
 	}
@@ -179,58 +158,5 @@ func UpsertConversation(ctx context.Context, tx *db.Tx, acct account.Account, cv
 		rows, `ON CONFLICT (conversation_id, file_index) WHERE file_index IS NOT NULL DO NOTHING`); err != nil {
 		return 0, fmt.Errorf("insert messages of %q: %w", cv.Key, err)
 	}
-	return id, RefreshCounters(ctx, tx, id, before)
-}
-
-// RefreshCounters recomputes a conversation's message_count and
-// last_message_at after messages were added, and moves updated_at to the
-// newest message when that is later. It writes nothing when the count did
-// not change from before.
-func RefreshCounters(ctx context.Context, tx *db.Tx, conversationID int64, before int) error {
-	var count int
-	var last sql.NullInt64
-	if err := tx.QueryRow(ctx, `SELECT COUNT(*), MAX(sent_at) FROM messages WHERE conversation_id = ?`, conversationID).Scan(&count, &last); err != nil {
-		return err
-	}
-	if count == before {
-		return nil
-	}
-	_, err := tx.Exec(ctx, `UPDATE conversations SET message_count = ?, last_message_at = ?,
-		updated_at = CASE WHEN updated_at > ? THEN updated_at ELSE ? END WHERE id = ?`,
-		count, last, last.Int64, last.Int64, conversationID)
-	return err
-}
-
-// messageRow resolves a file message into the messages columns
-// (account_id … created_at).
-func messageRow(ctx context.Context, q db.Querier, acct account.Account, refs *ConversationRefs, conversationID int64, m MessageSpec, def, now time.Time) ([]any, error) {
-	var agent, user, media any
-	switch m.From {
-	case "ai_agent":
-		id, err := refs.id(ctx, q, acct, "ai_agents", &refs.Agents, m.Agent)
-		if err != nil {
-			return nil, err
-		}
-		agent = id
-	case "user":
-		id, err := refs.id(ctx, q, acct, "users", &refs.Users, m.User)
-		if err != nil {
-			return nil, err
-		}
-		user = id
-	}
-	if m.Media != nil {
-		media = jsonText(m.Media)
-	}
-	typ := m.MessageType
-	if typ == "" {
-		typ = "text"
-	}
-	sent := parseTime(m.Timestamp, def)
-	return []any{acct.ID, conversationID, m.From, agent, user, typ, m.Content, media, db.Micros(sent), db.Micros(now)}, nil
-}
-
-// MessageRow is messageRow for callers outside a file (the admin append route).
-func MessageRow(ctx context.Context, q db.Querier, acct account.Account, conversationID int64, m MessageSpec, now time.Time) ([]any, error) {
-	return messageRow(ctx, q, acct, &ConversationRefs{}, conversationID, m, now, now)
+	return id, chat.RefreshCounters(ctx, tx, id, before)
 }

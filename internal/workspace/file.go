@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/frontdesk/frontdesk/internal/chat"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/jobs"
 	"gopkg.in/yaml.v3"
@@ -224,25 +225,12 @@ type ConversationSpec struct {
 	keys                present       // the keys the file gave
 }
 
-// MessageSpec is the message shape of the workspace file, also used by the
-// admin append route and `frontdesk chat import`.
-type MessageSpec struct {
-	From        string     `yaml:"from" json:"from"`
-	Agent       string     `yaml:"agent" json:"agent"`
-	User        string     `yaml:"user" json:"user"`
-	Content     string     `yaml:"content" json:"content"`
-	Timestamp   string     `yaml:"timestamp" json:"timestamp"`
-	MessageType string     `yaml:"message_type" json:"message_type"`
-	Media       *MediaSpec `yaml:"media" json:"media"`
-}
+// MessageSpec is the message shape of the workspace file (chat's), also
+// used by the admin append route and `frontdesk chat import`.
+type MessageSpec = chat.MessageInput
 
 // MediaSpec is media metadata; files themselves are never stored or served.
-type MediaSpec struct {
-	Kind     string  `yaml:"kind" json:"kind"`
-	Mime     string  `yaml:"mime" json:"mime"`
-	Filename string  `yaml:"filename" json:"filename"`
-	Caption  *string `yaml:"caption" json:"caption"`
-}
+type MediaSpec = chat.MediaInput
 
 // present records which keys a mapping of the file had, so that apply can
 // tell a key the file leaves out (the stored value stays) from one it gives

@@ -1,4 +1,4 @@
-package chat
+package workspace
 
 import (
 	"bufio"
@@ -13,19 +13,18 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/db"
-	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
-// ImportBatch is how many lines one import transaction writes: large enough
+// ChatImportBatch is how many lines one import transaction writes: large enough
 // to amortise the commit, small enough that a long import never holds the
 // SQLite write lock for long.
-const ImportBatch = 500
+const ChatImportBatch = 500
 
-// maxReported caps the problems an invalid file reports.
-const maxReported = 100
+// chatMaxReported caps the problems an invalid file reports.
+const chatMaxReported = 100
 
-// ImportSummary is what `frontdesk chat import` prints.
-type ImportSummary struct {
+// ChatImportSummary is what `frontdesk chat import` prints.
+type ChatImportSummary struct {
 	// Imported counts the conversations (lines) of the file, all applied.
 	Imported int `json:"imported"`
 	// Conversations counts the conversations this run created; Messages the
@@ -34,14 +33,14 @@ type ImportSummary struct {
 	Messages      int `json:"messages"`
 }
 
-// ImportError lists the problems of an import file, each with its line
+// ChatImportError lists the problems of an import file, each with its line
 // number. Nothing was written.
-type ImportError struct {
+type ChatImportError struct {
 	Problems []string
 	More     int // problems beyond the reported ones
 }
 
-func (e *ImportError) Error() string {
+func (e *ChatImportError) Error() string {
 	s := "invalid import file:\n  " + strings.Join(e.Problems, "\n  ")
 	if e.More > 0 {
 		s += fmt.Sprintf("\n  ... and %d more", e.More)
@@ -49,30 +48,30 @@ func (e *ImportError) Error() string {
 	return s
 }
 
-// Import loads a JSONL file of conversations into the account: one
-// workspace.ConversationSpec per line, matched by its key, so importing the
+// ImportChat loads a JSONL file (`frontdesk chat import`) of conversations into the account: one
+// ConversationSpec per line, matched by its key, so importing the
 // same file twice writes nothing the second time and a file that grew adds
 // only what is new. The whole file is validated first (every problem with
 // its line number, nothing written when there is one); then it is written in
-// transactions of ImportBatch lines. r is read twice.
-func Import(ctx context.Context, store *db.DB, acct account.Account, r io.ReadSeeker, now time.Time) (ImportSummary, error) {
-	refs, known, err := loadRefs(ctx, store, acct)
+// transactions of ChatImportBatch lines. r is read twice.
+func ImportChat(ctx context.Context, store *db.DB, acct account.Account, r io.ReadSeeker, now time.Time) (ChatImportSummary, error) {
+	refs, known, err := loadChatRefs(ctx, store, acct)
 	if err != nil {
-		return ImportSummary{}, err
+		return ChatImportSummary{}, err
 	}
-	if err := validateFile(r, acct, known); err != nil {
-		return ImportSummary{}, err
+	if err := validateChatFile(r, acct, known); err != nil {
+		return ChatImportSummary{}, err
 	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
-		return ImportSummary{}, err
+		return ChatImportSummary{}, err
 	}
-	var sum ImportSummary
-	batch := make([]workspace.ConversationSpec, 0, ImportBatch)
+	var sum ChatImportSummary
+	batch := make([]ConversationSpec, 0, ChatImportBatch)
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		created, added, err := importBatch(ctx, store, acct, batch, refs, now)
+		created, added, err := importChatBatch(ctx, store, acct, batch, refs, now)
 		if err != nil {
 			return err
 		}
@@ -83,12 +82,12 @@ func Import(ctx context.Context, store *db.DB, acct account.Account, r io.ReadSe
 		return nil
 	}
 	err = eachLine(r, func(_ int, line []byte) error {
-		var cv workspace.ConversationSpec
+		var cv ConversationSpec
 		if err := json.Unmarshal(line, &cv); err != nil {
 			return err // validated above; only a file changed under us gets here
 		}
 		batch = append(batch, cv)
-		if len(batch) == ImportBatch {
+		if len(batch) == ChatImportBatch {
 			return flush()
 		}
 		return nil
@@ -99,9 +98,9 @@ func Import(ctx context.Context, store *db.DB, acct account.Account, r io.ReadSe
 	return sum, flush()
 }
 
-// importBatch writes one batch in one transaction and reports how many
+// importChatBatch writes one batch in one transaction and reports how many
 // conversations it created and messages it added.
-func importBatch(ctx context.Context, store *db.DB, acct account.Account, batch []workspace.ConversationSpec, refs workspace.ConversationRefs, now time.Time) (created, added int, err error) {
+func importChatBatch(ctx context.Context, store *db.DB, acct account.Account, batch []ConversationSpec, refs ConversationRefs, now time.Time) (created, added int, err error) {
 	keys := make([]string, len(batch))
 	for i, cv := range batch {
 		keys[i] = cv.Key
@@ -118,7 +117,7 @@ func importBatch(ctx context.Context, store *db.DB, acct account.Account, batch 
 			return err
 		}
 		for _, cv := range batch {
-			if _, err := workspace.UpsertConversation(ctx, tx, acct, cv, refs, now); err != nil {
+			if _, err := UpsertConversation(ctx, tx, acct, cv, refs, now); err != nil {
 				return fmt.Errorf("conversation %q: %w", cv.Key, err)
 			}
 		}
@@ -132,13 +131,13 @@ func importBatch(ctx context.Context, store *db.DB, acct account.Account, batch 
 	return created, added, err
 }
 
-// validateFile checks every line: JSON, the workspace file's conversation
+// validateChatFile checks every line: JSON, the workspace file's conversation
 // rules (against the account's agents, users and disposition tags), and
 // keys unique across the file.
-func validateFile(r io.Reader, acct account.Account, known *workspace.Known) error {
-	ierr := &ImportError{}
+func validateChatFile(r io.Reader, acct account.Account, known *Known) error {
+	ierr := &ChatImportError{}
 	add := func(p string) {
-		if len(ierr.Problems) < maxReported {
+		if len(ierr.Problems) < chatMaxReported {
 			ierr.Problems = append(ierr.Problems, p)
 		} else {
 			ierr.More++
@@ -148,14 +147,14 @@ func validateFile(r io.Reader, acct account.Account, known *workspace.Known) err
 	lines := 0
 	err := eachLine(r, func(n int, line []byte) error {
 		lines++
-		var cv workspace.ConversationSpec
+		var cv ConversationSpec
 		if err := json.Unmarshal(line, &cv); err != nil {
 			add(fmt.Sprintf("line %d: not a JSON conversation object: %s", n, strings.TrimPrefix(err.Error(), "json: ")))
 			return nil
 		}
-		f := &workspace.File{Account: workspace.AccountSpec{Slug: acct.Slug, DefaultRegion: acct.DefaultRegion}, Conversations: []workspace.ConversationSpec{cv}}
-		if err := workspace.Validate(f, known); err != nil {
-			var werr *workspace.Error
+		f := &File{Account: AccountSpec{Slug: acct.Slug, DefaultRegion: acct.DefaultRegion}, Conversations: []ConversationSpec{cv}}
+		if err := Validate(f, known); err != nil {
+			var werr *Error
 			if !errors.As(err, &werr) {
 				return err
 			}
@@ -204,11 +203,11 @@ func eachLine(r io.Reader, fn func(n int, line []byte) error) error {
 	}
 }
 
-// loadRefs reads the account's AI agent, user and disposition tag keys: the
+// loadChatRefs reads the account's AI agent, user and disposition tag keys: the
 // ids the writer needs and the key sets the validator checks against.
-func loadRefs(ctx context.Context, q db.Querier, acct account.Account) (workspace.ConversationRefs, *workspace.Known, error) {
-	refs := workspace.ConversationRefs{Agents: map[string]int64{}, Users: map[string]int64{}, Dispositions: map[string]int64{}}
-	known := &workspace.Known{Agents: map[string]bool{}, Users: map[string]bool{}, Dispositions: map[string]bool{}}
+func loadChatRefs(ctx context.Context, q db.Querier, acct account.Account) (ConversationRefs, *Known, error) {
+	refs := ConversationRefs{Agents: map[string]int64{}, Users: map[string]int64{}, Dispositions: map[string]int64{}}
+	known := &Known{Agents: map[string]bool{}, Users: map[string]bool{}, Dispositions: map[string]bool{}}
 	for _, t := range []struct {
 		table string
 		ids   map[string]int64
