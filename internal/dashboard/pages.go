@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/chat"
+	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/waitlist"
 )
@@ -23,7 +25,7 @@ func (d *Dashboard) clientsPage(w http.ResponseWriter, r *http.Request, s *sessi
 	if err != nil {
 		return err
 	}
-	list, total, err := SearchClients(r.Context(), d.db, s.Account, q, 100)
+	list, total, err := contact.SearchClients(r.Context(), d.db, s.Account, q, 100)
 	if err != nil {
 		return err
 	}
@@ -37,11 +39,11 @@ func (d *Dashboard) clientPage(w http.ResponseWriter, r *http.Request, s *sessio
 	if err != nil {
 		return err
 	}
-	c, err := GetClient(r.Context(), d.db, s.Account, id)
+	c, err := contact.GetClient(r.Context(), d.db, s.Account, id)
 	if err != nil {
 		return err
 	}
-	tags, err := ClientTags(r.Context(), d.db, s.Account, id)
+	tags, err := contact.ClientTags(r.Context(), d.db, s.Account, id)
 	if err != nil {
 		return err
 	}
@@ -67,14 +69,14 @@ func (d *Dashboard) saveClient(w http.ResponseWriter, r *http.Request, s *sessio
 		return err
 	}
 	f := r.PostForm
-	u := ClientUpdate{FirstName: f.Get("first_name"), LastName: f.Get("last_name"), Email: f.Get("email"),
+	u := contact.ClientUpdate{FirstName: f.Get("first_name"), LastName: f.Get("last_name"), Email: f.Get("email"),
 		Company: f.Get("company"), Timezone: f.Get("timezone"), LeadValue: f.Get("lead_value")}
 	if raw := strings.TrimSpace(f.Get("data")); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &u.Data); err != nil || u.Data == nil {
 			return errs.New(errs.ValidationError, "Custom fields must be a JSON object, e.g. {\"plan\": \"gold\"}.")
 		}
 	}
-	if err := UpdateClient(r.Context(), d.db, s.Account, id, u, d.clock.Now()); err != nil {
+	if err := contact.UpdateClient(r.Context(), d.db, s.Account, id, u, d.clock.Now()); err != nil {
 		return err
 	}
 	d.redirect(w, r, fmt.Sprintf("%sclients/%d", Prefix, id), "ok", "Client saved.")
@@ -87,7 +89,7 @@ func (d *Dashboard) addTag(w http.ResponseWriter, r *http.Request, s *session) e
 	if err != nil {
 		return err
 	}
-	if err := AddClientTag(r.Context(), d.db, s.Account, id, r.PostForm.Get("name"), d.clock.Now()); err != nil {
+	if err := contact.AddClientTag(r.Context(), d.db, s.Account, id, r.PostForm.Get("name"), d.clock.Now()); err != nil {
 		return err
 	}
 	d.redirect(w, r, fmt.Sprintf("%sclients/%d#tags", Prefix, id), "ok", "Tag added.")
@@ -104,7 +106,7 @@ func (d *Dashboard) removeTag(w http.ResponseWriter, r *http.Request, s *session
 	if err != nil {
 		return err
 	}
-	if err := RemoveClientTag(r.Context(), d.db, s.Account, id, tag); err != nil {
+	if err := contact.RemoveClientTag(r.Context(), d.db, s.Account, id, tag); err != nil {
 		return err
 	}
 	d.redirect(w, r, fmt.Sprintf("%sclients/%d#tags", Prefix, id), "ok", "Tag removed.")
@@ -177,7 +179,7 @@ func (d *Dashboard) saveWaitlist(w http.ResponseWriter, r *http.Request, s *sess
 	if err != nil {
 		return errs.New(errs.ValidationError, "The horizon must be a number of days.")
 	}
-	if err := UpdateWaitlist(r.Context(), d.db, s.Account, id, r.PostForm.Get("active") == "true", horizon); err != nil {
+	if err := waitlist.UpdateWaitlist(r.Context(), d.db, s.Account, id, r.PostForm.Get("active") == "true", horizon); err != nil {
 		return err
 	}
 	d.redirect(w, r, Prefix+"waitlists", "ok", "Waiting list saved.")
@@ -216,7 +218,7 @@ func (d *Dashboard) snoozeEntry(w http.ResponseWriter, r *http.Request, s *sessi
 	if err != nil {
 		return errs.New(errs.ValidationError, "Choose the date the entry wakes up.")
 	}
-	if err := SnoozeEntry(r.Context(), d.db, s.Account, id, day, d.clock.Now()); err != nil {
+	if err := waitlist.SnoozeEntry(r.Context(), d.db, s.Account, id, day, d.clock.Now()); err != nil {
 		return err
 	}
 	d.redirect(w, r, Prefix+"waitlists", "ok", "Entry snoozed until "+day.Format("2 Jan 2006")+".")
@@ -230,7 +232,7 @@ func (d *Dashboard) flagEntry(w http.ResponseWriter, r *http.Request, s *session
 		return err
 	}
 	flagged := r.PostForm.Get("flagged") == "true"
-	if err := SetEntryFlag(r.Context(), d.db, s.Account, id, flagged, d.clock.Now()); err != nil {
+	if err := waitlist.SetEntryFlag(r.Context(), d.db, s.Account, id, flagged, d.clock.Now()); err != nil {
 		return err
 	}
 	msg := "Flag cleared."
@@ -253,7 +255,7 @@ type calendarDay struct {
 // calendarEntry is an appointment or a held slot: exactly one is set.
 type calendarEntry struct {
 	Start       time.Time
-	Appointment *Appointment
+	Appointment *calendar.AppointmentView
 	Hold        *heldBlock
 }
 
@@ -288,8 +290,8 @@ func (d *Dashboard) calendarPage(w http.ResponseWriter, r *http.Request, s *sess
 		view = "week"
 	}
 	conf := q.Get("confirmation")
-	if conf != "" && !contains(ConfirmationStatuses, conf) {
-		return errs.New(errs.ValidationError, "Unknown confirmation %q: choose one of %s.", conf, strings.Join(ConfirmationStatuses, ", "))
+	if conf != "" && !contains(calendar.ConfirmationStatuses, conf) {
+		return errs.New(errs.ValidationError, "Unknown confirmation %q: choose one of %s.", conf, strings.Join(calendar.ConfirmationStatuses, ", "))
 	}
 	from, days := day, 1
 	if view == "week" {
@@ -298,11 +300,11 @@ func (d *Dashboard) calendarPage(w http.ResponseWriter, r *http.Request, s *sess
 	}
 	to := from.AddDate(0, 0, days)
 	proID, _ := strconv.ParseInt(q.Get("professional"), 10, 64)
-	pros, err := Professionals(r.Context(), d.db, s.Account)
+	pros, err := calendar.ProfessionalRefs(r.Context(), d.db, s.Account)
 	if err != nil {
 		return err
 	}
-	appts, err := ListAppointments(r.Context(), d.db, s.Account, AppointmentFilter{From: from, To: to, ProfessionalID: proID, Confirmation: conf})
+	appts, err := calendar.ListAppointments(r.Context(), d.db, s.Account, calendar.AppointmentFilter{From: from, To: to, ProfessionalID: proID, Confirmation: conf})
 	if err != nil {
 		return err
 	}
@@ -349,7 +351,7 @@ func (d *Dashboard) calendarPage(w http.ResponseWriter, r *http.Request, s *sess
 	}
 	d.render(w, r, s, http.StatusOK, "calendar", "Calendar", "calendar", map[string]any{
 		"Days": cal, "View": view, "Date": day.Format("2006-01-02"), "Pros": pros, "ProID": proID,
-		"Confirmation": conf, "Confirmations": ConfirmationStatuses,
+		"Confirmation": conf, "Confirmations": calendar.ConfirmationStatuses,
 		"Prev": day.AddDate(0, 0, -step).Format("2006-01-02"), "Next": day.AddDate(0, 0, step).Format("2006-01-02"),
 		"Count": len(appts), "Held": len(holds), "Zone": loc.String(),
 	})
@@ -377,7 +379,7 @@ func (d *Dashboard) reschedule(w http.ResponseWriter, r *http.Request, s *sessio
 		return errs.New(errs.ValidationError, "Choose the new date and time.")
 	}
 	pro, _ := strconv.ParseInt(r.PostForm.Get("professional_id"), 10, 64)
-	a, err := RescheduleAppointment(r.Context(), d.db, s.Account, id, start.UTC(), pro, d.clock.Now())
+	a, err := calendar.RescheduleAppointment(r.Context(), d.db, s.Account, id, start.UTC(), pro, d.clock.Now())
 	if err != nil {
 		return err
 	}
@@ -392,7 +394,7 @@ func (d *Dashboard) cancelAppointment(w http.ResponseWriter, r *http.Request, s 
 	if err != nil {
 		return err
 	}
-	if err := CancelAppointment(r.Context(), d.db, s.Account, id, d.clock.Now()); err != nil {
+	if err := calendar.CancelAppointment(r.Context(), d.db, s.Account, id, d.clock.Now()); err != nil {
 		return err
 	}
 	d.redirect(w, r, backTo(r, Prefix+"calendar"), "ok", "Appointment cancelled; its pending reminders are withdrawn.")
@@ -432,7 +434,7 @@ func (d *Dashboard) conversationsPage(w http.ResponseWriter, r *http.Request, s 
 	if err != nil {
 		return err
 	}
-	disp, err := Dispositions(r.Context(), d.db, s.Account)
+	disp, err := chat.Dispositions(r.Context(), d.db, s.Account)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ type boardView struct {
 	Total     int
 	Truncated bool
 	Nodes     []pipeline.InputNode
-	Users     []UserRef
+	Users     []pipeline.UserRef
 	BaseURL   string
 }
 
@@ -93,7 +93,7 @@ func (d *Dashboard) boardPage(w http.ResponseWriter, r *http.Request, s *session
 	if v.Nodes, err = pipeline.ListInputNodes(ctx, d.db, s.Account, id); err != nil {
 		return err
 	}
-	if v.Users, err = Users(ctx, d.db, s.Account); err != nil {
+	if v.Users, err = pipeline.Users(ctx, d.db, s.Account); err != nil {
 		return err
 	}
 	scheme := "http"
@@ -147,7 +147,7 @@ func (d *Dashboard) cardPage(w http.ResponseWriter, r *http.Request, s *session)
 	if err != nil {
 		return err
 	}
-	c, err := CardTimeline(r.Context(), d.db, s.Account, pid, cid)
+	c, err := pipeline.CardTimeline(r.Context(), d.db, s.Account, pid, cid)
 	if err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func (d *Dashboard) createNode(w http.ResponseWriter, r *http.Request, s *sessio
 	if err != nil {
 		return err
 	}
-	in := NodeInput{Name: r.PostForm.Get("name"), TargetStageID: target, Strategy: r.PostForm.Get("strategy")}
+	in := pipeline.NodeInput{Name: r.PostForm.Get("name"), TargetStageID: target, Strategy: r.PostForm.Get("strategy")}
 	if v := strings.TrimSpace(r.PostForm.Get("default_lead_value")); v != "" {
 		f, ok := contact.ParseLeadValue(v)
 		if !ok {
@@ -187,7 +187,7 @@ func (d *Dashboard) createNode(w http.ResponseWriter, r *http.Request, s *sessio
 		}
 		in.Pool = append(in.Pool, id)
 	}
-	uuid, err := CreateAPINode(r.Context(), d.db, s.Account, pid, in, d.clock.Now())
+	uuid, err := pipeline.CreateAPINode(r.Context(), d.db, s.Account, pid, in, d.clock.Now())
 	if err != nil {
 		return err
 	}
@@ -206,7 +206,7 @@ func (d *Dashboard) toggleNode(w http.ResponseWriter, r *http.Request, s *sessio
 	if !utf8.ValidString(node) || strings.ContainsRune(node, 0) || len(node) > 64 {
 		return notFound("Input node", node) // never reaches SQL (a NUL is an error on PostgreSQL)
 	}
-	if err := SetNodeActive(r.Context(), d.db, s.Account, pid, node, active); err != nil {
+	if err := pipeline.SetNodeActive(r.Context(), d.db, s.Account, pid, node, active); err != nil {
 		return err
 	}
 	msg := "Input node deactivated: ingest through it is refused."
