@@ -21,6 +21,16 @@ type ClientInput struct {
 	FirstName, LastName, Phone, Email string
 }
 
+// Limits on a booking's values (public-api-v2.md, Limits), checked by every
+// front door's decoder.
+const (
+	MaxNameLen     = 100  // client first_name, last_name
+	MaxEmailLen    = 255  // client email
+	MaxRefNameLen  = 255  // service_name, professional_name, event_type_name
+	MaxTimezoneLen = 64   // timezone
+	MaxNotesLen    = 2000 // notes
+)
+
 // BookRequest is a booking that passed schema validation. Each of service,
 // professional and event type is named by id or by name (at least one of
 // each pair is set); the id wins when both are.

@@ -11,14 +11,21 @@ import (
 	"github.com/frontdesk/frontdesk/internal/errs"
 )
 
+// The bounds and defaults of a free-slots query's days and limit
+// (decisions.md §9), read by every front door's decoder.
+const (
+	SlotDaysDefault, SlotDaysMax   = 7, 31
+	SlotLimitDefault, SlotLimitMax = 100, 500
+)
+
 // SlotsQuery is a schema-valid free-slots request (decisions.md §9).
 type SlotsQuery struct {
 	ServiceID       int64
 	ProfessionalIDs []int64 // none: every active professional of the service
 	StartDate       string  // YYYY-MM-DD; "" is today in the zone
-	Days            int     // 1..31
+	Days            int     // 1..SlotDaysMax
 	Timezone        string  // IANA name; "" is the account's
-	Limit           int     // 1..500
+	Limit           int     // 1..SlotLimitMax
 }
 
 // SlotList is the free-slots response's data.

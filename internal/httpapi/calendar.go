@@ -45,7 +45,7 @@ func (s *Server) handleAvailability(w http.ResponseWriter, r *http.Request) erro
 	q := rep.Query(values)
 	aq := calendar.AvailabilityQuery{Days: int(q.IntDefault("days", 14, 1, 90))}
 	aq.StartDate, _ = q.Date("start_date")
-	aq.Timezone, _ = q.Str("timezone", 64)
+	aq.Timezone, _ = q.Str("timezone", calendar.MaxTimezoneLen)
 	aq.ServiceIDs = q.Ints("service_id", valid.MaxQueryIDs)
 	if err := rep.Err(); err != nil {
 		return err
@@ -70,7 +70,8 @@ func (s *Server) handleSlots(w http.ResponseWriter, r *http.Request) error {
 	}
 	rep := &valid.Report{}
 	q := rep.Query(values)
-	sq := calendar.SlotsQuery{Days: int(q.IntDefault("days", 7, 1, 31)), Limit: int(q.IntDefault("limit", 100, 1, 500))}
+	sq := calendar.SlotsQuery{Days: int(q.IntDefault("days", calendar.SlotDaysDefault, 1, calendar.SlotDaysMax)),
+		Limit: int(q.IntDefault("limit", calendar.SlotLimitDefault, 1, calendar.SlotLimitMax))}
 	if id, ok := q.Int("service_id", math.MinInt64, math.MaxInt64); ok {
 		sq.ServiceID = id
 	} else if _, sent := values["service_id"]; !sent {
@@ -78,7 +79,7 @@ func (s *Server) handleSlots(w http.ResponseWriter, r *http.Request) error {
 	}
 	sq.ProfessionalIDs = q.Ints("professional_id", valid.MaxQueryIDs)
 	sq.StartDate, _ = q.Date("start_date")
-	sq.Timezone, _ = q.Str("timezone", 64)
+	sq.Timezone, _ = q.Str("timezone", calendar.MaxTimezoneLen)
 	if err := rep.Err(); err != nil {
 		return err
 	}
@@ -120,9 +121,9 @@ func decodeBooking(body any) (calendar.BookRequest, error) {
 	if c := o.Sub("client"); c != nil {
 		c.Require("phone")
 		req.Client.Phone, _ = c.Str("phone", 0)
-		req.Client.FirstName, _ = c.Str("first_name", 100)
-		req.Client.LastName, _ = c.Str("last_name", 100)
-		req.Client.Email, _ = c.Str("email", 255)
+		req.Client.FirstName, _ = c.Str("first_name", calendar.MaxNameLen)
+		req.Client.LastName, _ = c.Str("last_name", calendar.MaxNameLen)
+		req.Client.Email, _ = c.Str("email", calendar.MaxEmailLen)
 	}
 	req.ServiceID, req.ServiceName = idOrName(o, "service")
 	req.ProfessionalID, req.ProfessionalName = idOrName(o, "professional")
@@ -130,8 +131,8 @@ func decodeBooking(body any) (calendar.BookRequest, error) {
 	o.Require("start_at", "end_at", "timezone")
 	req.StartAt = wallTime(o, "start_at")
 	req.EndAt = wallTime(o, "end_at")
-	req.Timezone, _ = o.Str("timezone", 64)
-	req.Notes, _ = o.Str("notes", 2000)
+	req.Timezone, _ = o.Str("timezone", calendar.MaxTimezoneLen)
+	req.Notes, _ = o.Str("notes", calendar.MaxNotesLen)
 	return req, rep.Err()
 }
 
@@ -151,7 +152,7 @@ func idOrName(o *valid.Object, kind string) (*int64, *string) {
 	if n, ok := o.Int(kind + "_id"); ok {
 		id = &n
 	}
-	if s, ok := o.Str(kind+"_name", 255); ok {
+	if s, ok := o.Str(kind+"_name", calendar.MaxRefNameLen); ok {
 		name = &s
 	}
 	return id, name

@@ -69,7 +69,8 @@ func (l *Local) ListServices(ctx context.Context, _ ListServicesIn) (ListService
 func (l *Local) FindSlots(ctx context.Context, in FindSlotsIn) (calendar.SlotList, error) {
 	rep := &valid.Report{}
 	sq := calendar.SlotsQuery{ServiceID: in.ServiceID, ProfessionalIDs: in.ProfessionalIDs, Timezone: in.Timezone,
-		Days: orDefault(rep, in.Days, 7, 1, 31, "days"), Limit: orDefault(rep, in.Limit, 100, 1, 500, "limit")}
+		Days:  orDefault(rep, in.Days, calendar.SlotDaysDefault, 1, calendar.SlotDaysMax, "days"),
+		Limit: orDefault(rep, in.Limit, calendar.SlotLimitDefault, 1, calendar.SlotLimitMax, "limit")}
 	if in.StartDate != "" {
 		sq.StartDate, _ = valid.Date(rep, in.StartDate, "arguments", "start_date")
 	}
@@ -93,11 +94,11 @@ func (l *Local) BookAppointment(ctx context.Context, in BookAppointmentIn) (Book
 			rep.Add([]any{"arguments", kind + "_id"}, "missing", "Field required: give "+kind+"_id or "+kind+"_name")
 		}
 	}
-	maxLen(rep, in.Client.FirstName, 100, "client", "first_name")
-	maxLen(rep, in.Client.LastName, 100, "client", "last_name")
-	maxLen(rep, in.Client.Email, 255, "client", "email")
-	maxLen(rep, in.Timezone, 64, "timezone")
-	maxLen(rep, in.Notes, 2000, "notes")
+	maxLen(rep, in.Client.FirstName, calendar.MaxNameLen, "client", "first_name")
+	maxLen(rep, in.Client.LastName, calendar.MaxNameLen, "client", "last_name")
+	maxLen(rep, in.Client.Email, calendar.MaxEmailLen, "client", "email")
+	maxLen(rep, in.Timezone, calendar.MaxTimezoneLen, "timezone")
+	maxLen(rep, in.Notes, calendar.MaxNotesLen, "notes")
 	req.StartAt = wallTime(rep, in.StartAt, "start_at")
 	req.EndAt = wallTime(rep, in.EndAt, "end_at")
 	if err := rep.Err(); err != nil {
