@@ -17,20 +17,36 @@ type Session struct {
 	Account               Account
 	UserID                int64
 	UserName, Email, CSRF string
-	LastSeen, Expires     time.Time
+	// Role is the user's (RoleOwner or RoleStaff).
+	Role string
+	// Language is the dashboard's language for this user: the user's own
+	// choice, else the account's ("es" or "en").
+	Language          string
+	LastSeen, Expires time.Time
 }
+
+// Team roles: an owner may change the account's settings; staff run the
+// day (calendar, clients, inbox, boards, waiting lists).
+const (
+	RoleOwner = "owner"
+	RoleStaff = "staff"
+)
+
+// Roles lists the roles in the order forms offer them.
+var Roles = []string{RoleOwner, RoleStaff}
 
 // SessionByToken loads the session whose token hashes to tokenHash, with
 // its user (who must be active) and account; ok is false when there is none.
 func SessionByToken(ctx context.Context, q db.Querier, tokenHash string) (s Session, ok bool, err error) {
 	var lastSeen, expires int64
-	err = q.QueryRow(ctx, `SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, s.expires_at, u.name, u.email,
-			a.id, a.slug, a.name, a.timezone, a.default_region
+	var userLang, accountLang string
+	err = q.QueryRow(ctx, `SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, s.expires_at, u.name, u.email, u.role, u.language,
+			a.id, a.slug, a.name, a.timezone, a.default_region, a.language
 		FROM dashboard_sessions s JOIN users u ON u.id = s.user_id AND u.account_id = s.account_id
 		JOIN accounts a ON a.id = s.account_id
 		WHERE s.token_hash = ? AND u.active = ?`, tokenHash, true).
-		Scan(&s.ID, &s.UserID, &s.CSRF, &lastSeen, &expires, &s.UserName, &s.Email,
-			&s.Account.ID, &s.Account.Slug, &s.Account.Name, &s.Account.Timezone, &s.Account.DefaultRegion)
+		Scan(&s.ID, &s.UserID, &s.CSRF, &lastSeen, &expires, &s.UserName, &s.Email, &s.Role, &userLang,
+			&s.Account.ID, &s.Account.Slug, &s.Account.Name, &s.Account.Timezone, &s.Account.DefaultRegion, &accountLang)
 	if db.IsNoRows(err) {
 		return Session{}, false, nil
 	}
@@ -38,6 +54,10 @@ func SessionByToken(ctx context.Context, q db.Querier, tokenHash string) (s Sess
 		return Session{}, false, err
 	}
 	s.LastSeen, s.Expires = db.Time(lastSeen), db.Time(expires)
+	s.Language = userLang
+	if s.Language == "" {
+		s.Language = accountLang
+	}
 	return s, true, nil
 }
 

@@ -37,9 +37,14 @@ type session struct {
 	UserName string
 	Email    string
 	CSRF     string
+	Role     string // account.RoleOwner or account.RoleStaff
+	Lang     string // the dashboard's language: "es" or "en"
 
 	lastSeen time.Time
 }
+
+// IsOwner reports whether the user may open the settings.
+func (s *session) IsOwner() bool { return s != nil && s.Role == account.RoleOwner }
 
 func (s *session) csrfOK(sent string) bool {
 	return s != nil && sent != "" && subtle.ConstantTimeCompare([]byte(sent), []byte(s.CSRF)) == 1
@@ -76,7 +81,7 @@ func (d *Dashboard) currentSession(r *http.Request) (*session, error) {
 		return nil, err
 	}
 	s := &session{ID: stored.ID, Account: stored.Account, UserID: stored.UserID, UserName: stored.UserName, Email: stored.Email,
-		CSRF: stored.CSRF, lastSeen: stored.LastSeen}
+		CSRF: stored.CSRF, Role: stored.Role, Lang: language(stored.Language), lastSeen: stored.LastSeen}
 	if !now.Before(stored.Expires) || !now.Before(s.lastSeen.Add(d.idle)) {
 		account.EndSession(r.Context(), d.db, s.ID)
 		return nil, nil

@@ -91,7 +91,7 @@ type Dashboard struct {
 	signInAddressLimit int
 	signInWindow       time.Duration
 	publicURL          string
-	pages              map[string]*template.Template
+	pages              map[string]map[string]*template.Template // language → page → template
 	mux                *http.ServeMux
 }
 
@@ -192,6 +192,13 @@ func (d *Dashboard) routes() {
 
 	d.page("GET "+Prefix+"activity", d.activityPage)
 	d.page("GET "+Prefix+"settings/channels", d.channelsPage)
+
+	// Wave 2 (issue 22): one file per part.
+	d.todayRoutes()
+	d.clientRoutes()
+	d.inboxRoutes()
+	d.settingsRoutes()
+	d.teamRoutes()
 }
 
 // handler is a dashboard page or action of a signed-in user.
@@ -236,6 +243,22 @@ func (d *Dashboard) action(pattern string, h handler) {
 			d.fail(w, r, s, err)
 		}
 	})
+}
+
+// ownerPage and ownerAction register a settings page or action: like page
+// and action, and staff get 403 (the settings are the owners').
+func (d *Dashboard) ownerPage(pattern string, h handler) { d.page(pattern, ownerOnly(d, h)) }
+
+func (d *Dashboard) ownerAction(pattern string, h handler) { d.action(pattern, ownerOnly(d, h)) }
+
+func ownerOnly(d *Dashboard, h handler) handler {
+	return func(w http.ResponseWriter, r *http.Request, s *session) error {
+		if !s.IsOwner() {
+			d.renderError(w, r, s, http.StatusForbidden, s.T("Only the account's owners can change its settings."))
+			return nil
+		}
+		return h(w, r, s)
+	}
 }
 
 // backTo is where an action returns: the form's "back" field when it is a
@@ -313,6 +336,7 @@ func takeFlash(w http.ResponseWriter, r *http.Request) *Flash {
 
 // view is what every template receives.
 type view struct {
+	Lang    string // "es" or "en"
 	Title   string
 	Nav     string
 	Session *session
@@ -324,14 +348,15 @@ type view struct {
 }
 
 func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, s *session, status int, page, title, nav string, data any) {
-	t, ok := d.pages[page]
-	if !ok {
-		panic("dashboard: no template " + page)
-	}
-	v := view{Title: title, Nav: nav, Session: s, Flash: takeFlash(w, r), Now: d.clock.Now(), Loc: time.UTC, Data: data}
+	v := view{Lang: requestLanguage(r), Title: title, Nav: nav, Session: s, Flash: takeFlash(w, r), Now: d.clock.Now(), Loc: time.UTC, Data: data}
 	if s != nil {
 		v.CSRF = s.CSRF
 		v.Loc = s.Account.Location()
+		v.Lang = s.Lang
+	}
+	t, ok := d.pages[v.Lang][page]
+	if !ok {
+		panic("dashboard: no template " + page)
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
@@ -345,26 +370,44 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, s *session, s
 }
 
 func (d *Dashboard) parseTemplates() error {
+	d.pages = map[string]map[string]*template.Template{}
+	for _, lang := range Languages {
+		pages, err := parseTemplates(lang)
+		if err != nil {
+			return err
+		}
+		d.pages[lang] = pages
+	}
+	return nil
+}
+
+// parseTemplates parses every page with the functions of one language: t
+// translates, when and date format in its names.
+func parseTemplates(lang string) (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
+		"t": func(text string, args ...any) string { return translate(lang, text, args...) },
+		"date": func(loc *time.Location, t time.Time, layout string) string {
+			return formatTime(lang, t.In(loc), layout)
+		},
 		"when": func(loc *time.Location, t any) string {
 			switch v := t.(type) {
 			case time.Time:
 				if v.IsZero() {
 					return "—"
 				}
-				return v.In(loc).Format("2 Jan 2006 15:04")
+				return formatTime(lang, v.In(loc), "2 Jan 2006 15:04")
 			case *time.Time:
 				if v == nil || v.IsZero() {
 					return "—"
 				}
-				return v.In(loc).Format("2 Jan 2006 15:04")
+				return formatTime(lang, v.In(loc), "2 Jan 2006 15:04")
 			case string:
-				return stamp(loc, v)
+				return stamp(lang, loc, v)
 			case *string:
 				if v == nil {
 					return "—"
 				}
-				return stamp(loc, *v)
+				return stamp(lang, loc, *v)
 			}
 			return "—"
 		},
@@ -410,13 +453,13 @@ func (d *Dashboard) parseTemplates() error {
 	}
 	base, err := template.New("base").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	entries, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	d.pages = map[string]*template.Template{}
+	pages := map[string]*template.Template{}
 	for _, e := range entries {
 		name := strings.TrimSuffix(strings.TrimPrefix(e, "templates/"), ".html")
 		if name == "layout" {
@@ -424,20 +467,20 @@ func (d *Dashboard) parseTemplates() error {
 		}
 		t, err := template.Must(base.Clone()).ParseFS(templateFS, e)
 		if err != nil {
-			return fmt.Errorf("template %s: %w", name, err)
+			return nil, fmt.Errorf("template %s: %w", name, err)
 		}
-		d.pages[name] = t
+		pages[name] = t
 	}
-	return nil
+	return pages, nil
 }
 
 // stamp shows an RFC 3339 timestamp in the account's zone.
-func stamp(loc *time.Location, s string) string {
+func stamp(lang string, loc *time.Location, s string) string {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return s
 	}
-	return t.In(loc).Format("2 Jan 2006 15:04")
+	return formatTime(lang, t.In(loc), "2 Jan 2006 15:04")
 }
 
 // pathID reads an integer path value; a malformed one is a 404, like an

@@ -361,6 +361,8 @@ func (ap *applier) users(ctx context.Context) error {
 		fs.add(u.keys.has("name"), "name", u.Name)
 		fs.add(u.keys.has("email"), "email", strings.TrimSpace(u.Email))
 		fs.add(u.keys.has("active"), "active", boolOr(u.Active, true))
+		fs.add(u.keys.has("role"), "role", strOr(u.Role, "owner"))
+		fs.add(u.keys.has("language"), "language", u.Language)
 		id, err := ap.upsertFields(ctx, "users", "", ap.owned(u.Key), fs, c("created_at", db.Micros(ap.now)))
 		if err != nil {
 			return err
@@ -996,4 +998,12 @@ func (ap *applier) conversations(ctx context.Context) error {
 		ap.res.IDs.Conversations[cv.Key] = id
 	}
 	return nil
+}
+
+// strOr is s, or def when s is empty.
+func strOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

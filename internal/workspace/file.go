@@ -65,11 +65,16 @@ type KeySpec struct {
 }
 
 type UserSpec struct {
-	Key      string  `yaml:"key"`
-	Name     string  `yaml:"name"`
-	Email    string  `yaml:"email"`
-	Password string  `yaml:"password"`
-	Active   *bool   `yaml:"active"`
+	Key      string `yaml:"key"`
+	Name     string `yaml:"name"`
+	Email    string `yaml:"email"`
+	Password string `yaml:"password"`
+	Active   *bool  `yaml:"active"`
+	// Role is owner (default: settings too) or staff (the day's work).
+	Role string `yaml:"role"`
+	// Language is the user's dashboard language (es, en); empty follows
+	// the account's.
+	Language string  `yaml:"language"`
 	keys     present // the keys the file gave
 }
 

@@ -241,6 +241,12 @@ func Validate(f *File, known *Known) error {
 		if u.Password != "" && len(u.Password) < 8 {
 			c.addf(fmt.Sprintf("users[%d].password", i), "must have at least 8 characters")
 		}
+		if u.Role != "" {
+			c.oneOf(fmt.Sprintf("users[%d].role", i), u.Role, []string{"owner", "staff"})
+		}
+		if u.Language != "" {
+			c.oneOf(fmt.Sprintf("users[%d].language", i), u.Language, []string{"es", "en"})
+		}
 	}
 	agents := c.keys("ai_agents", len(f.AIAgents), func(i int) string { return f.AIAgents[i].Key })
 	agents = union(agents, known.Agents)

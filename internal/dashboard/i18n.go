@@ -1,0 +1,117 @@
+package dashboard
+
+// The dashboard speaks Spanish and English: the user's own choice, else the
+// account's language (account.Session.Language). Templates write English
+// text through the template function t and handlers through session.T; the Spanish of every
+// such text is registered here or by the page's own i18n_*.go file (with
+// addSpanish), and TestEveryTextHasSpanish reads the sources to prove none
+// is missing. Dates and times are shown in the account's zone with the
+// language's day and month names.
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Languages the dashboard speaks, the default first.
+var Languages = []string{"es", "en"}
+
+// spanish maps English texts to their Spanish.
+var spanish = map[string]string{}
+
+// addSpanish registers translations; a text registered twice with two
+// different translations is a programming error.
+func addSpanish(m map[string]string) {
+	for en, es := range m {
+		if prev, dup := spanish[en]; dup && prev != es {
+			panic(fmt.Sprintf("dashboard: two Spanish texts for %q: %q and %q", en, prev, es))
+		}
+		spanish[en] = es
+	}
+}
+
+// language reads a stored language code into one the dashboard speaks.
+func language(code string) string {
+	if strings.HasPrefix(strings.ToLower(code), "en") {
+		return "en"
+	}
+	return "es"
+}
+
+// requestLanguage is the language of a page shown before sign-in: the
+// browser's first preference among ours (Accept-Language), else Spanish.
+func requestLanguage(r *http.Request) string {
+	for _, part := range strings.Split(r.Header.Get("Accept-Language"), ",") {
+		tag := strings.ToLower(strings.TrimSpace(strings.SplitN(part, ";", 2)[0]))
+		switch {
+		case strings.HasPrefix(tag, "es"):
+			return "es"
+		case strings.HasPrefix(tag, "en"):
+			return "en"
+		}
+	}
+	return "es"
+}
+
+// translate returns text in lang, formatted with args when there are any.
+func translate(lang, text string, args ...any) string {
+	if lang == "es" {
+		if es, ok := spanish[text]; ok {
+			text = es
+		}
+	}
+	if len(args) > 0 {
+		return fmt.Sprintf(text, args...)
+	}
+	return text
+}
+
+// T translates a handler's text (a flash message, an error page) into the
+// user's language.
+func (s *session) T(text string, args ...any) string {
+	lang := "es"
+	if s != nil {
+		lang = s.Lang
+	}
+	return translate(lang, text, args...)
+}
+
+var spanishNames = strings.NewReplacer(
+	"January", "enero", "February", "febrero", "March", "marzo", "April", "abril", "May", "mayo", "June", "junio",
+	"July", "julio", "August", "agosto", "September", "septiembre", "October", "octubre", "November", "noviembre", "December", "diciembre",
+	"Monday", "lunes", "Tuesday", "martes", "Wednesday", "miércoles", "Thursday", "jueves", "Friday", "viernes", "Saturday", "sábado", "Sunday", "domingo",
+	"Jan", "ene", "Feb", "feb", "Mar", "mar", "Apr", "abr", "Jun", "jun", "Jul", "jul", "Aug", "ago", "Sep", "sept", "Oct", "oct", "Nov", "nov", "Dec", "dic",
+	"Mon", "lun", "Tue", "mar", "Wed", "mié", "Thu", "jue", "Fri", "vie", "Sat", "sáb", "Sun", "dom",
+)
+
+// formatTime formats t with a time.Format layout, day and month names in
+// lang.
+func formatTime(lang string, t time.Time, layout string) string {
+	s := t.Format(layout)
+	if lang == "es" {
+		s = spanishNames.Replace(s)
+	}
+	return s
+}
+
+func init() {
+	addSpanish(map[string]string{
+		"Skip to content": "Saltar al contenido",
+		"Main":            "Principal",
+		"Pipelines":       "Embudos",
+		"Clients":         "Clientes",
+		"Calendar":        "Calendario",
+		"Waiting lists":   "Listas de espera",
+		"Conversations":   "Conversaciones",
+		"Activity":        "Actividad",
+		"Channels":        "Canales",
+		"API keys":        "Claves API",
+		"Sign out":        "Cerrar sesión",
+		"Sign in":         "Iniciar sesión",
+		"Error":           "Error",
+		"Settings":        "Ajustes",
+		"Only the account's owners can change its settings.": "Solo los propietarios de la cuenta pueden cambiar sus ajustes.",
+	})
+}

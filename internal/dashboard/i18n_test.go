@@ -1,0 +1,93 @@
+package dashboard
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The texts the sources hand to the translator: {{t "…"}} in templates,
+// s.T("…") in handlers, and page titles given to render.
+var (
+	templateText = regexp.MustCompile(`\{\{-?\s*t\s+("(?:[^"\\]|\\.)*")`)
+	handlerText  = regexp.MustCompile(`\.T\(("(?:[^"\\]|\\.)*")`)
+	titleText    = regexp.MustCompile(`d\.render\(w, r, s, [^,]+, "[a-z_]+", ("(?:[^"\\]|\\.)*")`)
+)
+
+// TestEveryTextHasSpanish reads the templates and handlers: every text
+// they translate has a Spanish entry, so a Spanish clinic never meets an
+// English word the dashboard could have translated.
+func TestEveryTextHasSpanish(t *testing.T) {
+	files, _ := filepath.Glob("templates/*.html")
+	gofiles, _ := filepath.Glob("*.go")
+	missing := map[string][]string{}
+	seen := 0
+	for _, f := range append(files, gofiles...) {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, re := range []*regexp.Regexp{templateText, handlerText, titleText} {
+			for _, m := range re.FindAllSubmatch(src, -1) {
+				text, err := strconv.Unquote(string(m[1]))
+				if err != nil {
+					t.Fatalf("%s: %s: %v", f, m[1], err)
+				}
+				seen++
+				if _, ok := spanish[text]; !ok {
+					missing[text] = append(missing[text], f)
+				}
+			}
+		}
+	}
+	if seen < 10 {
+		t.Fatalf("found only %d texts: the patterns no longer match the sources", seen)
+	}
+	var list []string
+	for text, where := range missing {
+		list = append(list, strconv.Quote(text)+" ("+where[0]+")")
+	}
+	sort.Strings(list)
+	for _, l := range list {
+		t.Errorf("no Spanish for %s", l)
+	}
+}
+
+func TestTranslateAndDates(t *testing.T) {
+	at := time.Date(2026, 11, 27, 16, 15, 0, 0, time.UTC)
+	for _, test := range []struct{ lang, layout, want string }{
+		{"es", "Mon 2 Jan 15:04", "vie 27 nov 16:15"},
+		{"en", "Mon 2 Jan 15:04", "Fri 27 Nov 16:15"},
+		{"es", "Monday 2 January 2006", "viernes 27 noviembre 2026"},
+		{"es", "2 Jan", "27 nov"},
+	} {
+		if got := formatTime(test.lang, at, test.layout); got != test.want {
+			t.Errorf("%s %q = %q, want %q", test.lang, test.layout, got, test.want)
+		}
+	}
+	if got := translate("es", "Sign out"); got != "Cerrar sesión" {
+		t.Errorf("es Sign out = %q", got)
+	}
+	if got := translate("en", "Sign out"); got != "Sign out" {
+		t.Errorf("en Sign out = %q", got)
+	}
+	if got := translate("es", "no such text %d", 3); got != "no such text 3" {
+		t.Errorf("fallback = %q", got)
+	}
+	for header, want := range map[string]string{"": "es", "en-GB,en;q=0.9": "en", "fr-FR, es;q=0.8": "es", "de": "es", "EN": "en"} {
+		r, _ := http.NewRequest("GET", "/", nil)
+		r.Header.Set("Accept-Language", header)
+		if got := requestLanguage(r); got != want {
+			t.Errorf("Accept-Language %q → %s, want %s", header, got, want)
+		}
+	}
+}
