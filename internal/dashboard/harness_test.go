@@ -184,6 +184,9 @@ var csrfField = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
 
 func (u *user) do(req *http.Request) page {
 	u.h.t.Helper()
+	if req.Header.Get("Accept-Language") == "" {
+		req.Header.Set("Accept-Language", "en") // the tests read English; Spanish has its own
+	}
 	res, err := u.client.Do(req)
 	if err != nil {
 		u.h.t.Fatal(err)

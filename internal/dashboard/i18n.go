@@ -78,6 +78,21 @@ func (s *session) T(text string, args ...any) string {
 	return translate(lang, text, args...)
 }
 
+// lang is a language code with the translator's T method, for pages shown
+// with or without a session.
+type lang string
+
+// T translates text (and formats it with args) into l.
+func (l lang) T(text string, args ...any) string { return translate(string(l), text, args...) }
+
+// langOf is the signed-in user's language, else the browser's.
+func langOf(r *http.Request, s *session) lang {
+	if s != nil {
+		return lang(s.Lang)
+	}
+	return lang(requestLanguage(r))
+}
+
 var spanishNames = strings.NewReplacer(
 	"January", "enero", "February", "febrero", "March", "marzo", "April", "abril", "May", "mayo", "June", "junio",
 	"July", "julio", "August", "agosto", "September", "septiembre", "October", "octubre", "November", "noviembre", "December", "diciembre",
