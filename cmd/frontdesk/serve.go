@@ -124,7 +124,7 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintf(env.Stdout, "Demo API key: %s\nTry:\n  curl -H 'Authorization: Bearer %s' %s/api/v2/public/calendar/services\n",
 			workspace.DemoKey, workspace.DemoKey, url)
 		// The demo user and password are in internal/workspace/demo.yaml.
-		fmt.Fprintf(env.Stdout, "Dashboard: %s/app/  (sign in as marta@sonrisa.test, password demo-password)\n", url)
+		fmt.Fprintf(env.Stdout, "Dashboard: %s/app/  (sign in as marta@sonrisa.test, the owner, or recepcion@sonrisa.test, staff; password demo-password)\n", url)
 	}
 	if env.Ready != nil {
 		env.Ready <- ln.Addr().String()
