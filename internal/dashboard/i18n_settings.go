@@ -71,6 +71,7 @@ func init() {
 		"Save details":                                               "Guardar datos",
 		"Ranges in the account's time zone, like 09:00-13:00, 15:00-19:00. Leave a day empty when they do not work.": "Franjas en la zona horaria de la cuenta, como 09:00-13:00, 15:00-19:00. Deja vacío el día que no trabaja.",
 		"Save working hours": "Guardar horario",
+		"not working":        "no trabaja",
 		"No time off.":       "Sin ausencias.",
 		"A day off":          "Un día libre",
 		"Add day off":        "Añadir día libre",
