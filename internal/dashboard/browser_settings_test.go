@@ -70,6 +70,23 @@ func TestBrowserSettingsCatalog(t *testing.T) {
 			t.Fatalf("free slots on the day off = %d, want 0", n)
 		}
 
+		// The other catalogue pages, as the owner sees them.
+		for _, p := range []struct{ name, path, sel string }{
+			{"s06-professionals", "/app/settings/professionals", "#pro-name"},
+			{"s07-event-types", "/app/settings/event-types", "#et-name"},
+			{"s08-waitlist-schedules", "/app/settings/waitlists", "main h1"},
+		} {
+			b.visit(p.path, p.sel)
+			b.shot(p.name)
+		}
+		b.run("a schedule",
+			chromedp.SetValue(chromedp.CSS("#wl-every-"+itoa(a.Waitlists["main"])), "30"),
+			chromedp.Click(chromedp.CSS(`form[action="/app/settings/waitlists/`+itoa(a.Waitlists["main"])+`"] button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.CSS(".flash.ok")))
+		if got := eval[string](b, `document.querySelector("#wl-every-`+itoa(a.Waitlists["main"])+`").value`); got != "30" {
+			t.Fatalf("run every reads %q after saving", got)
+		}
+
 		// Staff are refused.
 		b.run("sign out",
 			chromedp.Click(chromedp.CSS(`form[action="/app/logout"] button`)),
@@ -79,6 +96,6 @@ func TestBrowserSettingsCatalog(t *testing.T) {
 		if txt := b.text("main"); !strings.Contains(txt, "Only the account's owners can change its settings.") {
 			t.Fatalf("staff see: %q", txt)
 		}
-		b.shot("s06-staff-refused")
+		b.shot("s09-staff-refused")
 	})
 }
