@@ -451,7 +451,9 @@ func parseTemplates(lang string) (map[string]*template.Template, error) {
 			return "normal"
 		},
 	}
-	base, err := template.New("base").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
+	// Partials (templates/*_nav.html: {{define "…"}} blocks a page
+	// includes) are parsed into the base with the layout, and are no page.
+	base, err := template.New("base").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/*_nav.html")
 	if err != nil {
 		return nil, err
 	}
@@ -462,7 +464,7 @@ func parseTemplates(lang string) (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
 	for _, e := range entries {
 		name := strings.TrimSuffix(strings.TrimPrefix(e, "templates/"), ".html")
-		if name == "layout" {
+		if name == "layout" || strings.HasSuffix(name, "_nav") {
 			continue
 		}
 		t, err := template.Must(base.Clone()).ParseFS(templateFS, e)
