@@ -91,3 +91,12 @@ func TestTranslateAndDates(t *testing.T) {
 		}
 	}
 }
+
+// TestSpanishHasNoConflicts: each page's file registers its texts; one text
+// must not get two translations.
+func TestSpanishHasNoConflicts(t *testing.T) {
+	sort.Strings(spanishConflicts)
+	for _, c := range spanishConflicts {
+		t.Errorf("two Spanish texts for %s", c)
+	}
+}
