@@ -155,7 +155,7 @@ func (d *Dashboard) routes() {
 	d.mux.HandleFunc("/", d.notFoundPage)
 
 	d.page("GET "+Prefix+"{$}", func(w http.ResponseWriter, r *http.Request, s *session) error {
-		http.Redirect(w, r, Prefix+"pipelines", http.StatusSeeOther)
+		http.Redirect(w, r, Prefix+"today", http.StatusSeeOther)
 		return nil
 	})
 	d.action("POST "+Prefix+"logout", d.logout)

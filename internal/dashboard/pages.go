@@ -383,8 +383,14 @@ func (d *Dashboard) reschedule(w http.ResponseWriter, r *http.Request, s *sessio
 	if err != nil {
 		return err
 	}
-	d.redirect(w, r, fmt.Sprintf("%scalendar?date=%s", Prefix, a.StartAt.In(loc).Format("2006-01-02")), "ok",
-		fmt.Sprintf("Appointment of %s moved to %s with %s.", a.ClientName, a.StartAt.In(loc).Format("Mon 2 Jan 15:04"), a.ProfessionalName))
+	// The reschedule page (a free slot picked) returns to Today, the
+	// calendar's own form to the calendar.
+	to := fmt.Sprintf("%scalendar?date=%s", Prefix, a.StartAt.In(loc).Format("2006-01-02"))
+	if r.PostForm.Get("return") == "today" {
+		to = fmt.Sprintf("%stoday?date=%s#appt-%d", Prefix, a.StartAt.In(loc).Format("2006-01-02"), a.ID)
+	}
+	d.redirect(w, r, to, "ok",
+		s.T("Appointment of %s moved to %s with %s.", a.ClientName, formatTime(s.Lang, a.StartAt.In(loc), "Mon 2 Jan 15:04"), a.ProfessionalName))
 	return nil
 }
 
