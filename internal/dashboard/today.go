@@ -411,7 +411,7 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 		"Grid": g, "View": view, "Day": day, "From": from, "IsToday": day.Equal(today), "Date": day.Format("2006-01-02"),
 		"Services": services, "Service": svc, "ServiceID": svcID, "Pros": scheds, "ProID": proID,
 		"Prev": link(day.AddDate(0, 0, -step)), "Next": link(day.AddDate(0, 0, step)), "TodayURL": link(today),
-		"DayURL": dayLink(svcID), "WeekURL": weekLink(day, svcID),
+		"DayURL": viewLink(day, "day", svcID), "WeekURL": viewLink(day, "week", svcID),
 		"Booked": counts[calendar.StatusBooked], "Cancelled": counts[calendar.StatusCancelled],
 		"Done": counts[calendar.StatusCompleted] + counts[calendar.StatusNoShow],
 		"Held": len(holds), "Free": free, "Unread": unread, "Zone": loc.String(), "Back": r.URL.RequestURI(),
@@ -419,15 +419,12 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 	return nil
 }
 
-func dayLink(svc int64) string {
-	if svc == 0 {
-		return Prefix + "today"
+// viewLink is Today's address for day in view (day or week).
+func viewLink(day time.Time, view string, svc int64) string {
+	v := url.Values{"date": {day.Format("2006-01-02")}}
+	if view == "week" {
+		v.Set("view", "week")
 	}
-	return Prefix + "today?service=" + strconv.FormatInt(svc, 10)
-}
-
-func weekLink(day time.Time, svc int64) string {
-	v := url.Values{"date": {day.Format("2006-01-02")}, "view": {"week"}}
 	if svc != 0 {
 		v.Set("service", strconv.FormatInt(svc, 10))
 	}

@@ -124,6 +124,11 @@ func TestTodayGrid(t *testing.T) {
 			"appt-"+itoa(later), bookLink(pro, svc, at("2026-11-24", "09:00")), "date=2026-12-02&amp;professional=")
 		// Bad input is a 400 or 404, never a 500; another account's ids are unknown.
 		u.get("/app/today?date=tomorrow").must(t, http.StatusBadRequest)
+		for _, path := range []string{"/app/today?date=0001-01-01", "/app/today?date=9999-12-31&view=week", "/app/today?view=month&service=x"} {
+			if p := u.get(path); p.Status >= 500 {
+				t.Errorf("%s: %d", path, p.Status)
+			}
+		}
 		u.get("/app/today?service="+itoa(h.other().Services["cleaning"])).must(t, http.StatusNotFound)
 		u.get("/app/today?view=week&professional="+itoa(h.other().Professionals["jones"])).must(t, http.StatusNotFound)
 		bob := h.signedIn("bob@other.test", "bob-password")
