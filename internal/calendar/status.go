@@ -36,7 +36,8 @@ var OutcomeStatuses = []string{StatusNoShow, StatusCompleted}
 // VALIDATION_ERROR; another account's appointment is NOT_FOUND.
 func MarkAppointmentStatus(ctx context.Context, store *db.DB, acct account.Account, id int64, status string, now time.Time) (AppointmentView, error) {
 	if status != StatusNoShow && status != StatusCompleted {
-		return AppointmentView{}, errs.New(errs.ValidationError, "An appointment can be marked no_show or completed, not %q.", status)
+		return AppointmentView{}, errs.WithDetails(errs.ValidationError, map[string]any{"field": "status", "value": status},
+			"An appointment can be marked no_show or completed, not %q.", status)
 	}
 	var out AppointmentView
 	err := store.Transact(ctx, func(tx *db.Tx) error {
@@ -45,7 +46,8 @@ func MarkAppointmentStatus(ctx context.Context, store *db.DB, acct account.Accou
 			return err
 		}
 		if a.Status != StatusBooked {
-			return errs.New(errs.ValidationError, "Only booked appointments can be marked; this one is %s.", a.Status)
+			return errs.WithDetails(errs.ValidationError, map[string]any{"field": "status", "current_status": a.Status},
+				"Only booked appointments can be marked; this one is %s.", a.Status)
 		}
 		if a.StartAt.After(now) {
 			return ErrNotStarted

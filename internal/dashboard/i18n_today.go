@@ -85,8 +85,12 @@ func init() {
 		"Only booked appointments can be rescheduled.":                                         "Solo se pueden cambiar de hora las citas reservadas.",
 		"%s is no longer bookable: it has no free slots to move to.":                           "%s ya no se puede reservar: no tiene huecos libres a los que mover la cita.",
 		"Free slots of %s over the next 7 days, with every professional who offers it. Pick one to move the appointment there; the client is asked to confirm again.": "Huecos libres de %s en los próximos 7 días, con cada profesional que lo ofrece. Elige uno para mover la cita; se pedirá al cliente que la confirme de nuevo.",
-		"No free slot in the next 7 days.":       "No hay huecos libres en los próximos 7 días.",
-		"Only the first slots are shown.":        "Solo se muestran los primeros huecos.",
-		"Appointment of %s moved to %s with %s.": "Cita de %s movida al %s con %s.",
+		"No free slot in the next 7 days.":                        "No hay huecos libres en los próximos 7 días.",
+		"Only the first slots are shown.":                         "Solo se muestran los primeros huecos.",
+		"Appointment of %s moved to %s with %s.":                  "Cita de %s movida al %s con %s.",
+		"Only booked appointments can be marked; this one is %s.": "Solo se pueden marcar las citas reservadas; el estado de esta es: %s.",
+		"Choose no-show or completed.":                            "Elige «no se presentó» o «atendida».",
+		"booked":                                                  "reservada",
+		"cancelled":                                               "cancelada",
 	})
 }

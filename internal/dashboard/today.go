@@ -650,11 +650,8 @@ func (d *Dashboard) markStatus(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	status := r.PostForm.Get("status")
 	a, err := calendar.MarkAppointmentStatus(r.Context(), d.db, s.Account, id, status, d.clock.Now())
-	if err == calendar.ErrNotStarted {
-		return errs.New(errs.ValidationError, "%s", s.T("The appointment has not started yet: mark it once its start has passed."))
-	}
 	if err != nil {
-		return err
+		return statusRefusal(s, err)
 	}
 	when := formatTime(s.Lang, a.StartAt.In(s.Account.Location()), "Mon 2 Jan 15:04")
 	msg := s.T("Appointment of %s on %s marked completed.", a.ClientName, when)
@@ -664,6 +661,31 @@ func (d *Dashboard) markStatus(w http.ResponseWriter, r *http.Request, s *sessio
 	d.redirect(w, r, backTo(r, Prefix+"today"), "ok", msg)
 	return nil
 }
+
+// statusRefusal says MarkAppointmentStatus's refusals in the user's
+// language (the area's details name what was refused).
+func statusRefusal(s *session, err error) error {
+	var e *errs.Error
+	if err == calendar.ErrNotStarted {
+		return errs.New(errs.ValidationError, "%s", s.T("The appointment has not started yet: mark it once its start has passed."))
+	}
+	if !errors.As(err, &e) || e.Code != errs.ValidationError {
+		return err
+	}
+	if d, ok := e.Details.(map[string]any); ok {
+		if cur, ok := d["current_status"].(string); ok {
+			return errs.New(errs.ValidationError, "%s", s.T("Only booked appointments can be marked; this one is %s.", s.T(statusWords[cur])))
+		}
+		if _, ok := d["value"]; ok {
+			return errs.New(errs.ValidationError, "%s", s.T("Choose no-show or completed."))
+		}
+	}
+	return err
+}
+
+// statusWords names appointment statuses in messages.
+var statusWords = map[string]string{calendar.StatusBooked: "booked", calendar.StatusCancelled: "cancelled",
+	calendar.StatusNoShow: "no-show", calendar.StatusCompleted: "completed"}
 
 // slotDay is one day of free slots on the reschedule page.
 type slotDay struct {

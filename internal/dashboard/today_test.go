@@ -306,9 +306,9 @@ func TestMarkAppointmentStatus(t *testing.T) {
 			now    string // the appointment's status after
 		}{
 			{"not started", future, "no_show", "has not started yet", "booked"},
-			{"unknown status", past, "missed", "can be marked no_show or completed", "booked"},
+			{"unknown status", past, "missed", "Choose no-show or completed.", "booked"},
 			{"no-show", past, "no_show", "Appointment of Lola on Mon 23 Nov 09:00 marked no-show.", "no_show"},
-			{"only once", past, "completed", "Only booked appointments can be marked; this one is no_show.", "no_show"},
+			{"only once", past, "completed", "Only booked appointments can be marked; this one is no-show.", "no_show"},
 			{"completed", other, "completed", "marked completed", "completed"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
