@@ -136,7 +136,9 @@ func TestTodayGrid(t *testing.T) {
 			t.Error("another account sees the appointment")
 		}
 		// Eva reads it in Spanish.
-		h.signedIn("eva@acme.test", "eva-password").get("/app/today").must(t, http.StatusOK).contains(t, "Hoy", "lunes 23 noviembre 2026", "✓ confirmada", "Reservar")
+		eva := h.signedIn("eva@acme.test", "eva-password")
+		eva.get("/app/today").must(t, http.StatusOK).contains(t, "Hoy", "lunes 23 noviembre 2026", "✓ confirmada", "Reservar")
+		eva.get("/app/calendar?date=2026-11-23&view=day").must(t, http.StatusOK).contains(t, "Calendario", "lunes 23 noviembre 2026", "Estado", "? pendiente", "Reservado para")
 	})
 }
 
