@@ -1,6 +1,7 @@
 package calendar
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"github.com/frontdesk/frontdesk/internal/clock"
@@ -45,6 +46,13 @@ type BookRequest struct {
 	StartAt, EndAt   WallTime
 	Timezone         string
 	Notes            string
+	// Source is written on the appointment ("api" when empty; the
+	// dashboard writes "dashboard").
+	Source string
+	// FreeSlotOnly refuses the booking (ErrSlotTaken, ErrSlotPast) unless
+	// the slot engine counts the slot free: the dashboard books from its
+	// free slots, the API books anything and warns.
+	FreeSlotOnly bool
 }
 
 // Colored is the {id, name, color} shape of a service or event type in an
@@ -133,12 +141,17 @@ func Book(ctx context.Context, store *db.DB, acct account.Account, req BookReque
 		if err != nil {
 			return err
 		}
+		if req.FreeSlotOnly {
+			if err := requireFree(ctx, tx, acct, pro, start, end, now); err != nil {
+				return err
+			}
+		}
 		client, created, err := bookingClient(ctx, tx, acct, req.Client, num, now)
 		if err != nil {
 			return err
 		}
 		out, err = insertBooking(ctx, tx, acct, newBooking{svc: svc, pro: pro, et: et, client: client, created: created,
-			start: start, end: end, loc: loc, timezone: req.Timezone, notes: req.Notes, source: "api"}, now)
+			start: start, end: end, loc: loc, timezone: req.Timezone, notes: req.Notes, source: cmp.Or(req.Source, "api")}, now)
 		return err
 	})
 	return out, err

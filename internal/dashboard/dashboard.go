@@ -155,7 +155,7 @@ func (d *Dashboard) routes() {
 	d.mux.HandleFunc("/", d.notFoundPage)
 
 	d.page("GET "+Prefix+"{$}", func(w http.ResponseWriter, r *http.Request, s *session) error {
-		http.Redirect(w, r, Prefix+"pipelines", http.StatusSeeOther)
+		http.Redirect(w, r, Prefix+"today", http.StatusSeeOther)
 		return nil
 	})
 	d.action("POST "+Prefix+"logout", d.logout)
@@ -386,6 +386,8 @@ func (d *Dashboard) parseTemplates() error {
 func parseTemplates(lang string) (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
 		"t": func(text string, args ...any) string { return translate(lang, text, args...) },
+		// tc: a text whose Spanish depends on what it describes.
+		"tc": func(context, text string, args ...any) string { return translateIn(lang, context, text, args...) },
 		"date": func(loc *time.Location, t time.Time, layout string) string {
 			return formatTime(lang, t.In(loc), layout)
 		},

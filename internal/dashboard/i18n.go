@@ -75,6 +75,24 @@ func translate(lang, text string, args ...any) string {
 	return text
 }
 
+// translateIn translates text said in a context (a word whose Spanish
+// depends on what it describes: an appointment is "reservada", a message
+// "enviado"): the Spanish is registered under "context|text", and English
+// shows text.
+func translateIn(lang, context, text string, args ...any) string {
+	if lang == "es" {
+		if es, ok := spanish[context+"|"+text]; ok {
+			text = es
+		} else if es, ok := spanish[text]; ok {
+			text = es
+		}
+	}
+	if len(args) > 0 {
+		return fmt.Sprintf(text, args...)
+	}
+	return text
+}
+
 // T translates a handler's text (a flash message, an error page) into the
 // user's language.
 func (s *session) T(text string, args ...any) string {
@@ -91,6 +109,11 @@ type lang string
 
 // T translates text (and formats it with args) into l.
 func (l lang) T(text string, args ...any) string { return translate(string(l), text, args...) }
+
+// TC translates text said in a context (see translateIn).
+func (l lang) TC(context, text string, args ...any) string {
+	return translateIn(string(l), context, text, args...)
+}
 
 // langOf is the signed-in user's language, else the browser's.
 func langOf(r *http.Request, s *session) lang {
@@ -136,4 +159,13 @@ func init() {
 		"Settings":        "Ajustes",
 		"Only the account's owners can change its settings.": "Solo los propietarios de la cuenta pueden cambiar sus ajustes.",
 	})
+}
+
+// TC is T for a text said in a context (see translateIn).
+func (s *session) TC(context, text string, args ...any) string {
+	lang := "es"
+	if s != nil {
+		lang = s.Lang
+	}
+	return translateIn(lang, context, text, args...)
 }

@@ -18,6 +18,9 @@ var (
 	templateText = regexp.MustCompile(`\{\{-?\s*t\s+("(?:[^"\\]|\\.)*")`)
 	handlerText  = regexp.MustCompile(`\.T\(("(?:[^"\\]|\\.)*")`)
 	titleText    = regexp.MustCompile(`d\.render\(w, r, s, [^,]+, "[a-z_]+", ("(?:[^"\\]|\\.)*")`)
+	// {{tc "context" "text"}} and s.TC("context", "text"): the Spanish is
+	// under "context|text".
+	contextText = regexp.MustCompile(`(?:\{\{-?\s*tc\s+|\.TC\()("[a-z ]+"),?\s*("(?:[^"\\]|\\.)*")`)
 )
 
 // TestEveryTextHasSpanish reads the templates and handlers: every text
@@ -35,6 +38,17 @@ func TestEveryTextHasSpanish(t *testing.T) {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, m := range contextText.FindAllSubmatch(src, -1) {
+			ctx, _ := strconv.Unquote(string(m[1]))
+			text, err := strconv.Unquote(string(m[2]))
+			if err != nil {
+				t.Fatalf("%s: %s: %v", f, m[2], err)
+			}
+			seen++
+			if _, ok := spanish[ctx+"|"+text]; !ok {
+				missing[ctx+"|"+text] = append(missing[ctx+"|"+text], f)
+			}
 		}
 		for _, re := range []*regexp.Regexp{templateText, handlerText, titleText} {
 			for _, m := range re.FindAllSubmatch(src, -1) {

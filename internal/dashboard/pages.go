@@ -331,9 +331,9 @@ func (d *Dashboard) calendarPage(w http.ResponseWriter, r *http.Request, s *sess
 	}
 	for _, h := range holds {
 		until := h.ExpiresAt.In(loc)
-		b := &heldBlock{OfferedSlot: h, Until: until.Format("15:04")}
+		b := &heldBlock{OfferedSlot: h, Until: formatTime(s.Lang, until, "15:04")}
 		if st := h.Start.In(loc); until.YearDay() != st.YearDay() || until.Year() != st.Year() {
-			b.Until = until.Format("Mon 2 Jan 15:04")
+			b.Until = formatTime(s.Lang, until, "Mon 2 Jan 15:04")
 		}
 		// A hold that began before the window (a slot across midnight)
 		// shows on the window's first day.
@@ -383,8 +383,14 @@ func (d *Dashboard) reschedule(w http.ResponseWriter, r *http.Request, s *sessio
 	if err != nil {
 		return err
 	}
-	d.redirect(w, r, fmt.Sprintf("%scalendar?date=%s", Prefix, a.StartAt.In(loc).Format("2006-01-02")), "ok",
-		fmt.Sprintf("Appointment of %s moved to %s with %s.", a.ClientName, a.StartAt.In(loc).Format("Mon 2 Jan 15:04"), a.ProfessionalName))
+	// The reschedule page (a free slot picked) returns to Today, the
+	// calendar's own form to the calendar.
+	to := fmt.Sprintf("%scalendar?date=%s", Prefix, a.StartAt.In(loc).Format("2006-01-02"))
+	if r.PostForm.Get("return") == "today" {
+		to = fmt.Sprintf("%stoday?date=%s#appt-%d", Prefix, a.StartAt.In(loc).Format("2006-01-02"), a.ID)
+	}
+	d.redirect(w, r, to, "ok",
+		s.T("Appointment of %s moved to %s with %s.", a.ClientName, formatTime(s.Lang, a.StartAt.In(loc), "Mon 2 Jan 15:04"), a.ProfessionalName))
 	return nil
 }
 
@@ -397,7 +403,7 @@ func (d *Dashboard) cancelAppointment(w http.ResponseWriter, r *http.Request, s 
 	if err := calendar.CancelAppointment(r.Context(), d.db, s.Account, id, d.clock.Now()); err != nil {
 		return err
 	}
-	d.redirect(w, r, backTo(r, Prefix+"calendar"), "ok", "Appointment cancelled; its pending reminders are withdrawn.")
+	d.redirect(w, r, backTo(r, Prefix+"calendar"), "ok", s.T("Appointment cancelled; its pending reminders are withdrawn."))
 	return nil
 }
 

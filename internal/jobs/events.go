@@ -27,9 +27,13 @@ const (
 	EventChatConversationUpdate = "chat.conversation_updated"
 )
 
+// EventAppointmentStatusChanged: the dashboard marked a booked appointment
+// no_show or completed (calendar.MarkAppointmentStatus).
+const EventAppointmentStatusChanged = "appointment.status_changed"
+
 // EventTypes lists every event type a webhook can subscribe to.
 var EventTypes = []string{EventAppointmentBooked, EventAppointmentRescheduled, EventAppointmentCancelled, EventConfirmationChanged,
-	EventWaitlistEntryCreated, EventWaitlistSeatOffered, EventWaitlistEntryResolved,
+	EventAppointmentStatusChanged, EventWaitlistEntryCreated, EventWaitlistSeatOffered, EventWaitlistEntryResolved,
 	EventPipelineClientPlaced, EventPipelineClientMoved, EventPipelineClientRemoved, EventChatConversationUpdate}
 
 // webhookAttempts spreads retries over more than 24 hours with the default
