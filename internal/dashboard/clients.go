@@ -264,7 +264,7 @@ func (d *Dashboard) addToWaitlist(w http.ResponseWriter, r *http.Request, s *ses
 	if err != nil {
 		var e *errs.Error
 		if errors.As(err, &e) && e.Code != errs.NotFound {
-			d.redirect(w, r, back, "error", e.Message)
+			d.redirect(w, r, back, "error", waitlistRefusal(s, e))
 			return nil
 		}
 		return err
@@ -286,4 +286,21 @@ func (d *Dashboard) addToWaitlist(w http.ResponseWriter, r *http.Request, s *ses
 	}
 	d.redirect(w, r, back, "ok", strings.Join(msg, " "))
 	return nil
+}
+
+// waitlistRefusal says why waitlist.Add refused, in the user's language:
+// the refusals a receptionist can meet on the client's page by their code,
+// anything else in the area's own words.
+func waitlistRefusal(s *session, e *errs.Error) string {
+	switch e.Code {
+	case errs.WaitlistInactive:
+		return s.T("That waiting list is paused: entries cannot be added to it.")
+	case errs.ServiceNotInWaitlist:
+		return s.T("That waiting list does not hold this service: choose another list, or let each service go to the list that holds it.")
+	case errs.NoActiveWaitlist:
+		return s.T("No active waiting list holds this service.")
+	case errs.ServiceNotFound:
+		return s.T("That service does not exist or is no longer offered.")
+	}
+	return e.Message
 }

@@ -216,8 +216,8 @@ func TestClientAddToWaitlist(t *testing.T) {
 			want string
 		}{
 			{"no service", url.Values{"waitlist_id": {""}}, "Choose the services the client waits for."},
-			{"unknown service", url.Values{"service_id": {"999999"}}, "Service 999999 not found."},
-			{"another account's service", url.Values{"service_id": {itoa(h.other().Services["cleaning"])}}, "not found."},
+			{"unknown service", url.Values{"service_id": {"999999"}}, "That service does not exist or is no longer offered."},
+			{"another account's service", url.Values{"service_id": {itoa(h.other().Services["cleaning"])}}, "That service does not exist"},
 			{"bad priority", url.Values{"service_id": {itoa(a.Services["cleaning"])}, "priority": {"9"}}, "Choose a priority"},
 			{"bad time of day", url.Values{"service_id": {itoa(a.Services["cleaning"])}, "time_preference": {"night"}}, "Choose a time of day"},
 		} {
@@ -232,7 +232,8 @@ func TestClientAddToWaitlist(t *testing.T) {
 		if _, err := store.Exec(t.Context(), `UPDATE waitlists SET active = ? WHERE id = ?`, false, a.Waitlists["main"]); err != nil {
 			t.Fatal(err)
 		}
-		u.follow(u.post(path+"/waitlist", clone(form))).contains(t, "is inactive")
+		u.follow(u.post(path+"/waitlist", clone(form))).contains(t, "That waiting list is paused")
+		e.follow(e.post(path+"/waitlist", clone(form))).contains(t, "Esa lista de espera está en pausa")
 		if webhooks() != 1 {
 			t.Fatal("a refusal queued a webhook")
 		}
