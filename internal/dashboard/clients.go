@@ -148,6 +148,7 @@ func (d *Dashboard) clientPage(w http.ResponseWriter, r *http.Request, s *sessio
 		"Client": c, "Tags": tags, "DataJSON": string(data), "Lead": lead, "Phone": c.PhoneE164(),
 		"Upcoming": upcoming, "Past": past, "Entries": entries, "Cards": cards, "Conversations": convs, "Consent": consent,
 		"Lists": lists, "Services": services, "TimePreferences": waitlist.TimePreferences, "NotesMax": waitlist.MaxNotesLen,
+		"Label": valueLabel(s),
 	})
 	return nil
 }

@@ -1,6 +1,10 @@
 package dashboard
 
-import "github.com/frontdesk/frontdesk/internal/contact"
+import (
+	"strings"
+
+	"github.com/frontdesk/frontdesk/internal/contact"
+)
 
 // Spanish of the clients pages (issue 22, part 3).
 func init() {
@@ -119,13 +123,35 @@ func init() {
 		"receives messages":                                                   "recibe mensajes",
 		"No opt-out on any channel: the client receives messages everywhere.": "Sin bajas en ningún canal: el cliente recibe mensajes por todos.",
 		"Type": "Tipo",
-
-		// Values shown through {{t .Status}} and friends.
-		"urgent": "urgente", "high": "alta", "normal": "normal", "low": "baja",
-		"any": "cualquiera", "morning": "mañana", "afternoon": "tarde", "evening": "noche",
-		"waiting": "en espera", "queued": "en cola", "snoozed": "pospuesta", "booked": "reservada",
-		"removed": "retirada", "expired": "caducada", "cancelled": "cancelada", "completed": "completada", "no_show": "no se presentó",
-		"pending": "pendiente", "confirmed": "confirmada", "declined": "rechazada", "active": "activa",
-		"new": "nueva", "ai_handling": "atendida por IA", "human_handling": "atendida por una persona", "resolved": "resuelta",
 	})
+}
+
+// valueSpanish is the Spanish of the stored values the client's page shows
+// (statuses, priorities, times of day). They are not registered with
+// addSpanish: one English word ("booked", "new") reads differently in
+// Spanish by what it describes, and other pages may describe other things.
+var valueSpanish = map[string]string{
+	"urgent": "urgente", "high": "alta", "normal": "normal", "low": "baja",
+	"any": "cualquiera", "morning": "mañana", "afternoon": "tarde", "evening": "noche",
+	// appointments
+	"booked": "reservada", "cancelled": "cancelada", "completed": "completada", "no_show": "no se presentó",
+	"pending": "pendiente", "confirmed": "confirmada", "declined": "rechazada",
+	// waiting-list entries (statuses the appointments do not share)
+	"waiting": "en espera", "queued": "en cola", "snoozed": "pospuesta", "removed": "retirada", "expired": "caducada",
+	// cards and conversations
+	"active": "activa", "new": "nueva", "ai_handling": "atendida por IA", "human_handling": "atendida por una persona", "resolved": "resuelta",
+}
+
+// valueLabel returns the function templates call to show a stored value in
+// the session's language: its Spanish, or the value with spaces for
+// underscores.
+func valueLabel(s *session) func(string) string {
+	return func(v string) string {
+		if s.Lang == "es" {
+			if es, ok := valueSpanish[v]; ok {
+				return es
+			}
+		}
+		return strings.ReplaceAll(v, "_", " ")
+	}
 }
