@@ -171,12 +171,6 @@ func (d *Dashboard) routes() {
 	d.action("POST "+Prefix+"pipelines/{pipeline_id}/nodes", d.createNode)
 	d.action("POST "+Prefix+"pipelines/{pipeline_id}/nodes/{uuid}/active", d.toggleNode)
 
-	d.page("GET "+Prefix+"clients", d.clientsPage)
-	d.page("GET "+Prefix+"clients/{client_id}", d.clientPage)
-	d.action("POST "+Prefix+"clients/{client_id}", d.saveClient)
-	d.action("POST "+Prefix+"clients/{client_id}/tags", d.addTag)
-	d.action("POST "+Prefix+"clients/{client_id}/tags/remove", d.removeTag)
-
 	d.page("GET "+Prefix+"waitlists", d.waitlistsPage)
 	d.action("POST "+Prefix+"waitlists/{waitlist_id}/settings", d.saveWaitlist)
 	d.action("POST "+Prefix+"waitlists/entries/{entry_id}/remove", d.removeEntry)

@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
@@ -10,108 +9,10 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/calendar"
-	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/chat"
-	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/waitlist"
 )
-
-// ---- Clients ----------------------------------------------------------------
-
-// clientsPage handles "GET /app/clients?q=".
-func (d *Dashboard) clientsPage(w http.ResponseWriter, r *http.Request, s *session) error {
-	q, err := searchTerm(r.URL.Query().Get("q"))
-	if err != nil {
-		return err
-	}
-	list, total, err := contact.SearchClients(r.Context(), d.db, s.Account, q, 100)
-	if err != nil {
-		return err
-	}
-	d.render(w, r, s, http.StatusOK, "clients", "Clients", "clients", map[string]any{"Q": q, "Clients": list, "Total": total})
-	return nil
-}
-
-// clientPage handles "GET /app/clients/{client_id}".
-func (d *Dashboard) clientPage(w http.ResponseWriter, r *http.Request, s *session) error {
-	id, err := pathID(r, "client_id")
-	if err != nil {
-		return err
-	}
-	c, err := contact.GetClient(r.Context(), d.db, s.Account, id)
-	if err != nil {
-		return err
-	}
-	tags, err := contact.ClientTags(r.Context(), d.db, s.Account, id)
-	if err != nil {
-		return err
-	}
-	consents, err := channels.Consents(r.Context(), d.db, s.Account, id)
-	if err != nil {
-		return err
-	}
-	data, _ := json.MarshalIndent(c.Data, "", "  ")
-	lead := ""
-	if c.LeadValue != nil {
-		lead = strconv.FormatFloat(*c.LeadValue, 'f', -1, 64)
-	}
-	d.render(w, r, s, http.StatusOK, "client", c.Name(), "clients", map[string]any{"Client": c, "Tags": tags, "DataJSON": string(data), "Lead": lead, "Phone": c.PhoneE164(),
-		"Consents": consents})
-	return nil
-}
-
-// saveClient handles "POST /app/clients/{client_id}": the whole record;
-// an emptied field is cleared.
-func (d *Dashboard) saveClient(w http.ResponseWriter, r *http.Request, s *session) error {
-	id, err := pathID(r, "client_id")
-	if err != nil {
-		return err
-	}
-	f := r.PostForm
-	u := contact.ClientUpdate{FirstName: f.Get("first_name"), LastName: f.Get("last_name"), Email: f.Get("email"),
-		Company: f.Get("company"), Timezone: f.Get("timezone"), LeadValue: f.Get("lead_value")}
-	if raw := strings.TrimSpace(f.Get("data")); raw != "" {
-		if err := json.Unmarshal([]byte(raw), &u.Data); err != nil || u.Data == nil {
-			return errs.New(errs.ValidationError, "Custom fields must be a JSON object, e.g. {\"plan\": \"gold\"}.")
-		}
-	}
-	if err := contact.UpdateClient(r.Context(), d.db, s.Account, id, u, d.clock.Now()); err != nil {
-		return err
-	}
-	d.redirect(w, r, fmt.Sprintf("%sclients/%d", Prefix, id), "ok", "Client saved.")
-	return nil
-}
-
-// addTag handles "POST /app/clients/{client_id}/tags".
-func (d *Dashboard) addTag(w http.ResponseWriter, r *http.Request, s *session) error {
-	id, err := pathID(r, "client_id")
-	if err != nil {
-		return err
-	}
-	if err := contact.AddClientTag(r.Context(), d.db, s.Account, id, r.PostForm.Get("name"), d.clock.Now()); err != nil {
-		return err
-	}
-	d.redirect(w, r, fmt.Sprintf("%sclients/%d#tags", Prefix, id), "ok", "Tag added.")
-	return nil
-}
-
-// removeTag handles "POST /app/clients/{client_id}/tags/remove".
-func (d *Dashboard) removeTag(w http.ResponseWriter, r *http.Request, s *session) error {
-	id, err := pathID(r, "client_id")
-	if err != nil {
-		return err
-	}
-	tag, err := formID(r, "tag_id", "tag")
-	if err != nil {
-		return err
-	}
-	if err := contact.RemoveClientTag(r.Context(), d.db, s.Account, id, tag); err != nil {
-		return err
-	}
-	d.redirect(w, r, fmt.Sprintf("%sclients/%d#tags", Prefix, id), "ok", "Tag removed.")
-	return nil
-}
 
 // ---- Waiting lists -----------------------------------------------------------
 

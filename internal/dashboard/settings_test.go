@@ -373,16 +373,6 @@ func TestSettingsWaitlistSchedules(t *testing.T) {
 	})
 }
 
-// clone copies a form: post adds the poster's CSRF token to the one it is
-// given.
-func clone(v url.Values) url.Values {
-	out := url.Values{}
-	for k, vs := range v {
-		out[k] = append([]string(nil), vs...)
-	}
-	return out
-}
-
 // TestSettingsAccess: staff get 403 on every settings page and action;
 // another account's ids are a 404, like unknown ones, and change nothing;
 // an owner reading in Spanish gets the pages and refusals in Spanish.
