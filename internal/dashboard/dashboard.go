@@ -187,9 +187,6 @@ func (d *Dashboard) routes() {
 	d.action("POST "+Prefix+"appointments/{appointment_id}/reschedule", d.reschedule)
 	d.action("POST "+Prefix+"appointments/{appointment_id}/cancel", d.cancelAppointment)
 
-	d.page("GET "+Prefix+"conversations", d.conversationsPage)
-	d.page("GET "+Prefix+"conversations/{session_id}", d.conversationPage)
-
 	d.page("GET "+Prefix+"activity", d.activityPage)
 	d.page("GET "+Prefix+"settings/channels", d.channelsPage)
 
