@@ -13,6 +13,8 @@ func init() {
 		"1 conversation.":                        "1 conversación.",
 		"%d messages":                            "%d mensajes",
 		"AI agent":                               "Agente IA",
+		"AI agent %s: 1 message":                 "Agente IA %s: 1 mensaje",
+		"1 message":                              "1 mensaje",
 		"AI agent %s: %d messages":               "Agente IA %s: %d mensajes",
 		"Assign":                                 "Asignar",
 		"Assign to":                              "Asignar a",
