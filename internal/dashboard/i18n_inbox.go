@@ -53,7 +53,7 @@ func init() {
 		"any":                                    "cualquiera",
 		"channel %s":                             "canal %s",
 		"client":                                 "cliente",
-		"first %d shown":                         "se muestran los primeros %d",
+		"latest %d shown":                        "se muestran los últimos %d",
 		"inbound":                                "entrante",
 		"outbound":                               "saliente",
 		"no messaging channel":                   "sin canal de mensajería",

@@ -8,6 +8,7 @@ package dashboard
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -138,10 +139,12 @@ func (d *Dashboard) conversationPage(w http.ResponseWriter, r *http.Request, s *
 	if err != nil {
 		return err
 	}
-	msgs, err := chat.ListMessages(r.Context(), d.db, s.Account, id, chat.MaxMessagesLimit, 0, false)
+	// The newest messages, oldest first: the reply box is under them.
+	msgs, err := chat.ListMessages(r.Context(), d.db, s.Account, id, chat.MaxMessagesLimit, 0, true)
 	if err != nil {
 		return err
 	}
+	slices.Reverse(msgs.Messages)
 	if err := chat.MarkRead(r.Context(), d.db, s.Account, id, d.clock.Now()); err != nil {
 		return err
 	}
