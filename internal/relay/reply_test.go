@@ -119,3 +119,48 @@ func TestTeamReplyDelivery(t *testing.T) {
 }
 
 func isNotFound(err error) bool { return errs.Is(err, errs.NotFound) }
+
+// Five submissions of one form at the same moment (a nervous double
+// click, a proxy's retry) store and queue the reply once.
+func TestTeamReplyConcurrentSubmissions(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		e := newEnv(t, store)
+		ctx := context.Background()
+		var ana, conv int64
+		store.QueryRow(ctx, `SELECT id FROM users WHERE account_id = ? AND file_key = 'ana'`, e.acct.ID).Scan(&ana)
+		store.Transact(ctx, func(tx *db.Tx) error {
+			var err error
+			conv, _, _, err = chat.RecordChannelMessage(ctx, tx, e.acct, chat.ChannelMessage{ChannelID: e.sms.ID, Phone: "+34600111222",
+				PhoneNational: "600111222", Inbound: true, Content: "¿Hay cita?", At: testNow}, testNow)
+			return err
+		})
+		type result struct {
+			res relay.ReplyResult
+			err error
+		}
+		out := make(chan result, 5)
+		for range 5 {
+			go func() {
+				res, err := relay.SendReply(ctx, store, e.acct, relay.TeamReply{SessionID: conv, UserID: ana, Body: "Sí.", Nonce: "same-form"}, testNow)
+				out <- result{res, err}
+			}()
+		}
+		first := 0
+		for range 5 {
+			r := <-out
+			switch {
+			case r.err == nil && !r.res.Repeat:
+				first++
+			case r.err == nil, relay.ReplyReason(r.err) == relay.ReasonAlreadyRunning:
+			default:
+				t.Errorf("submission: %v", r.err)
+			}
+		}
+		var msgs, queued int
+		store.QueryRow(ctx, `SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND sender_kind = 'user'`, conv).Scan(&msgs)
+		store.QueryRow(ctx, `SELECT COUNT(*) FROM outbox WHERE kind = 'team_reply'`).Scan(&queued)
+		if first != 1 || msgs != 1 || queued != 1 {
+			t.Errorf("first sends %d, messages %d, queued %d; want 1 each", first, msgs, queued)
+		}
+	})
+}
