@@ -87,6 +87,24 @@ func TestTeamReplyDelivery(t *testing.T) {
 			t.Errorf("outbox not sent")
 		}
 
+		// Two replies delivered by one batch of the worker: each keeps its
+		// one message, which gains its own provider id.
+		for i, body := range []string{"Le espero.", "Traiga su tarjeta."} {
+			if _, err := relay.SendReply(ctx, store, e.acct, relay.TeamReply{SessionID: conv, UserID: ana, Body: body, Nonce: "batch-" + body}, e.clock.Now()); err != nil {
+				t.Fatal(i, err)
+			}
+		}
+		worker()
+		if got := fake.Accepted(); len(got) != 3 {
+			t.Fatalf("Twilio got %d messages, want 3", len(got))
+		}
+		if n := count(`messages WHERE conversation_id = ? AND sender_kind = 'user' AND provider_message_id IS NOT NULL`, conv); n != 3 {
+			t.Errorf("user messages with a provider id: %d, want 3", n)
+		}
+		if n := count(`messages WHERE conversation_id = ? AND sender_kind = 'business_app'`, conv); n != 0 {
+			t.Errorf("the batch recorded %d business_app copies", n)
+		}
+
 		// Opted out after the reply was queued: the worker suppresses it.
 		if _, err := relay.SendReply(ctx, store, e.acct, relay.TeamReply{SessionID: conv, UserID: ana, Body: "¿Sigue en pie?", Nonce: "form-2"}, e.clock.Now()); err != nil {
 			t.Fatal(err)
@@ -96,7 +114,7 @@ func TestTeamReplyDelivery(t *testing.T) {
 			return err
 		})
 		worker()
-		if len(fake.Accepted()) != 1 {
+		if len(fake.Accepted()) != 3 {
 			t.Errorf("a reply reached an opted-out client")
 		}
 		if n := count(`outbox WHERE kind = 'team_reply' AND status = 'suppressed'`); n != 1 {
@@ -112,8 +130,8 @@ func TestTeamReplyDelivery(t *testing.T) {
 		if !isNotFound(err) {
 			t.Errorf("other account: %v", err)
 		}
-		if n := count(`messages WHERE conversation_id = ? AND sender_kind = 'user'`, conv); n != 2 {
-			t.Errorf("user messages = %d, want 2", n)
+		if n := count(`messages WHERE conversation_id = ? AND sender_kind = 'user'`, conv); n != 4 {
+			t.Errorf("user messages = %d, want 4", n)
 		}
 	})
 }
