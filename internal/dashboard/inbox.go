@@ -145,6 +145,10 @@ func (d *Dashboard) conversationPage(w http.ResponseWriter, r *http.Request, s *
 		return err
 	}
 	slices.Reverse(msgs.Messages)
+	deliveries, err := d.replyDeliveries(r, s, msgs.Messages)
+	if err != nil {
+		return err
+	}
 	if err := chat.MarkRead(r.Context(), d.db, s.Account, id, d.clock.Now()); err != nil {
 		return err
 	}
@@ -157,7 +161,7 @@ func (d *Dashboard) conversationPage(w http.ResponseWriter, r *http.Request, s *
 		title = conv.Client.Name
 	}
 	d.render(w, r, s, http.StatusOK, "conversation", s.T("Conversation with %s", title), "conversations", map[string]any{
-		"ID": id, "Conv": conv, "Who": title, "Page": msgs, "Team": team, "Statuses": chat.InboxStatuses, "StatusLabels": statusLabels(s),
+		"ID": id, "Conv": conv, "Who": title, "Page": msgs, "Deliveries": deliveries, "Team": team, "Statuses": chat.InboxStatuses, "StatusLabels": statusLabels(s),
 		"Nonce": randomToken(), "MaxReply": chat.MaxReplyLength, "Back": fmt.Sprintf("%sconversations/%d", Prefix, id),
 	})
 	return nil
@@ -264,4 +268,37 @@ func replyRefusal(s *session, err error) string {
 		return s.T("This reply was already sent; it was not sent again.")
 	}
 	return ""
+}
+
+// replyDeliveries words where each team reply of a transcript stands, by
+// message id: a receptionist sees a reply that did not reach the client.
+func (d *Dashboard) replyDeliveries(r *http.Request, s *session, msgs []chat.Message) (map[int64]string, error) {
+	var ids []int64
+	for _, m := range msgs {
+		if m.Sender.Type == "user" {
+			ids = append(ids, m.ID)
+		}
+	}
+	got, err := relay.ReplyDeliveries(r.Context(), d.db, s.Account, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]string, len(got))
+	for id, dl := range got {
+		switch dl.Status {
+		case "pending", "running":
+			out[id] = s.T("Queued for sending")
+		case "sent":
+			out[id] = s.T("Sent")
+		case "delivered":
+			out[id] = s.T("Delivered")
+		case "read":
+			out[id] = s.T("Read by the client")
+		case "failed", "suppressed", "cancelled":
+			out[id] = s.T("Not sent: %s", dl.Error)
+		default:
+			out[id] = dl.Status
+		}
+	}
+	return out, nil
 }

@@ -252,7 +252,7 @@ func TestInboxReply(t *testing.T) {
 		nonce := nonceField(t, form)
 		send := url.Values{"body": {"  Sí, el jueves a las 10:00.  "}, "nonce": {nonce}}
 		p := u.follow(u.post(path+"/reply", send))
-		p.contains(t, "Reply sent", "Sí, el jueves a las 10:00.", "Ana Ruiz")
+		p.contains(t, "Reply sent", "Sí, el jueves a las 10:00.", "Ana Ruiz", `<div class="meta delivery">Queued for sending</div>`)
 
 		ana := h.acme().Users["ana"]
 		if n := h.count("messages", "conversation_id = ? AND sender_kind = 'user' AND user_id = ? AND content = ?", conv, ana, "Sí, el jueves a las 10:00."); n != 1 {
@@ -267,6 +267,12 @@ func TestInboxReply(t *testing.T) {
 		if n := h.count("jobs", "kind = 'deliver_message' AND outbox_id = (SELECT id FROM outbox WHERE source_type = 'chat_message' AND source_id = ?)", msgID); n != 1 {
 			t.Fatalf("delivery jobs = %d, want 1", n)
 		}
+
+		// The worker's verdict shows under the reply.
+		if _, err := store.Exec(context.Background(), `UPDATE outbox SET status = 'suppressed', error = 'opted out: the client replied STOP on channel "sms"' WHERE source_id = ? AND source_type = 'chat_message'`, msgID); err != nil {
+			t.Fatal(err)
+		}
+		u.get(path).contains(t, `<div class="meta delivery">Not sent: opted out: the client replied STOP on channel &#34;sms&#34;</div>`)
 
 		// The same form again (a double click, a browser retry): nothing more.
 		u.follow(u.post(path+"/reply", send)).contains(t, "already sent")

@@ -192,3 +192,37 @@ func recordTeamReply(ctx context.Context, tx *db.Tx, acct account.Account, m job
 	}
 	return chat.AttachProviderID(ctx, tx, acct, *m.Source.ID, *m.ChannelID, provider)
 }
+
+// ReplyDelivery is where a team reply's outbox message stands.
+type ReplyDelivery struct {
+	Status string // the outbox status: pending, sent, delivered, read, failed, suppressed, …
+	Error  string // why it failed or was suppressed
+}
+
+// ReplyDeliveries returns the delivery of the team replies among
+// messageIDs (messages of the account), by message id, in one query.
+func ReplyDeliveries(ctx context.Context, q db.Querier, acct account.Account, messageIDs []int64) (map[int64]ReplyDelivery, error) {
+	out := map[int64]ReplyDelivery{}
+	if len(messageIDs) == 0 {
+		return out, nil
+	}
+	in, args := db.In(messageIDs)
+	rows, err := q.Query(ctx, `SELECT source_id, status, COALESCE(error, '') FROM outbox
+		WHERE account_id = ? AND kind = ? AND source_type = ? AND source_id IN `+in,
+		append([]any{acct.ID, KindTeamReply, SourceChatMessage}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			id int64
+			d  ReplyDelivery
+		)
+		if err := rows.Scan(&id, &d.Status, &d.Error); err != nil {
+			return nil, err
+		}
+		out[id] = d
+	}
+	return out, rows.Err()
+}
