@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/chat"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
@@ -180,9 +181,6 @@ func (d *Dashboard) routes() {
 	d.page("GET "+Prefix+"calendar", d.calendarPage)
 	d.action("POST "+Prefix+"appointments/{appointment_id}/reschedule", d.reschedule)
 	d.action("POST "+Prefix+"appointments/{appointment_id}/cancel", d.cancelAppointment)
-
-	d.page("GET "+Prefix+"conversations", d.conversationsPage)
-	d.page("GET "+Prefix+"conversations/{session_id}", d.conversationPage)
 
 	d.page("GET "+Prefix+"activity", d.activityPage)
 	d.page("GET "+Prefix+"settings/channels", d.channelsPage)
@@ -339,6 +337,9 @@ type view struct {
 	Now     time.Time
 	Loc     *time.Location
 	Data    any
+	// Unread is how many open conversations have a client message the team
+	// has not read (the Inbox entry of the navigation shows it).
+	Unread int
 }
 
 func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, s *session, status int, page, title, nav string, data any) {
@@ -347,6 +348,9 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, s *session, s
 		v.CSRF = s.CSRF
 		v.Loc = s.Account.Location()
 		v.Lang = s.Lang
+		if n, err := chat.UnreadCount(r.Context(), d.db, s.Account); err == nil {
+			v.Unread = n
+		}
 	}
 	t, ok := d.pages[v.Lang][page]
 	if !ok {

@@ -6,6 +6,7 @@ package dashboard
 
 func init() {
 	addSpanish(map[string]string{
+		"unread": "sin leer",
 		// sign-in and errors
 		"E-mail":                                "Correo electrónico",
 		"Password":                              "Contraseña",

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/calendar"
-	"github.com/frontdesk/frontdesk/internal/chat"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/waitlist"
 )
@@ -308,68 +307,7 @@ func (d *Dashboard) cancelAppointment(w http.ResponseWriter, r *http.Request, s 
 	return nil
 }
 
-// ---- Conversations and activity ---------------------------------------------
-
-// conversationsPage handles "GET /app/conversations" with the API's filters.
-func (d *Dashboard) conversationsPage(w http.ResponseWriter, r *http.Request, s *session) error {
-	q := r.URL.Query()
-	search, err := searchTerm(q.Get("search"))
-	if err != nil {
-		return err
-	}
-	page, err := pageNumber(q.Get("page"))
-	if err != nil {
-		return err
-	}
-	f := chat.Filter{Search: search, Limit: 50, View: chat.View{IncludeMessages: false}}
-	if v := q.Get("status"); contains([]string{"new", "ai_handling", "human_handling", "resolved", "expired"}, v) {
-		f.Status = v
-	}
-	if v := q.Get("direction"); v == "inbound" || v == "outbound" {
-		f.Direction = v
-	}
-	sortBy := q.Get("sort_by")
-	if !contains(chat.SortValues(), sortBy) {
-		sortBy = "-created_at"
-	}
-	f.SortBy, f.Desc = chat.ParseSort(sortBy)
-	if id, err := strconv.ParseInt(q.Get("disposition"), 10, 64); err == nil && id > 0 {
-		f.DispositionTagIDs = []int64{id}
-	}
-	f.Offset = (page - 1) * f.Limit
-	list, total, err := chat.List(r.Context(), d.db, s.Account, f)
-	if err != nil {
-		return err
-	}
-	disp, err := chat.Dispositions(r.Context(), d.db, s.Account)
-	if err != nil {
-		return err
-	}
-	next := ""
-	if f.Offset+len(list) < total {
-		v := q
-		v.Set("page", strconv.Itoa(page+1))
-		next = v.Encode()
-	}
-	d.render(w, r, s, http.StatusOK, "conversations", "Conversations", "conversations", map[string]any{
-		"List": list, "Total": total, "Q": q, "Dispositions": disp, "SortBy": sortBy, "Sorts": chat.SortValues(), "Next": next,
-	})
-	return nil
-}
-
-// conversationPage handles "GET /app/conversations/{session_id}".
-func (d *Dashboard) conversationPage(w http.ResponseWriter, r *http.Request, s *session) error {
-	id, err := pathID(r, "session_id")
-	if err != nil {
-		return err
-	}
-	msgs, err := chat.ListMessages(r.Context(), d.db, s.Account, id, 500, 0, false)
-	if err != nil {
-		return err
-	}
-	d.render(w, r, s, http.StatusOK, "conversation", fmt.Sprintf("Conversation %d", id), "conversations", map[string]any{"ID": id, "Page": msgs})
-	return nil
-}
+// ---- Activity --------------------------------------------------------------
 
 func contains(list []string, v string) bool {
 	for _, x := range list {

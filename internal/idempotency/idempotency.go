@@ -49,7 +49,22 @@ func Claim(ctx context.Context, store *db.DB, acct account.Account, key, route, 
 		expired := err == nil && db.Time(created).Add(TTL).Before(now)
 		abandoned := err == nil && state == "running" && db.Time(lockedUntil).Before(now)
 		switch {
-		case db.IsNoRows(err), expired, abandoned:
+		case db.IsNoRows(err):
+			// Two first requests can both find no row (FOR UPDATE locks
+			// nothing yet): the one whose insert lands owns the key, the
+			// other is a repeat while the first still runs.
+			res, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (account_id, idem_key, route, request_hash, state, created_at, locked_until)
+				VALUES (?, ?, ?, ?, 'running', ?, ?) ON CONFLICT (account_id, idem_key, route) DO NOTHING`,
+				acct.ID, key, route, hash, db.Micros(now), db.Micros(now.Add(Lease)))
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 0 {
+				return errs.WithDetails(errs.IdempotencyBusy, map[string]any{"idempotency_key": key},
+					"A request with this Idempotency-Key is still running; retry later.")
+			}
+			return nil
+		case expired, abandoned:
 			_, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (account_id, idem_key, route, request_hash, state, created_at, locked_until)
 				VALUES (?, ?, ?, ?, 'running', ?, ?) ON CONFLICT (account_id, idem_key, route) DO UPDATE SET
 				request_hash = excluded.request_hash, state = 'running', response_status = NULL, response_type = NULL, response_body = NULL,

@@ -85,6 +85,9 @@ func (s JobSender) RecordSent(ctx context.Context, tx *db.Tx, acct account.Accou
 	if m.ChannelID == nil {
 		return nil
 	}
+	if m.Kind == KindTeamReply {
+		return recordTeamReply(ctx, tx, acct, m)
+	}
 	provider := ""
 	if m.ProviderMessageID != nil {
 		provider = *m.ProviderMessageID
@@ -98,6 +101,12 @@ func (s JobSender) RecordSentMany(ctx context.Context, tx *db.Tx, acct account.A
 	var out []chat.ChannelMessage
 	for _, m := range ms {
 		if m.ChannelID == nil {
+			continue
+		}
+		if m.Kind == KindTeamReply {
+			if err := recordTeamReply(ctx, tx, acct, m); err != nil {
+				return err
+			}
 			continue
 		}
 		n, err := phone.ParseWithRegion(m.Recipient, "")
