@@ -114,6 +114,39 @@ func (b *browser) signIn(email, password string) {
 		chromedp.WaitVisible(chromedp.CSS("main h1")))
 }
 
+// markPage tags the document in the tab; after a form is sent, newPage
+// waits until the tab shows another document, fully loaded. Without it, a
+// WaitVisible can be answered by the page the form was on (a flash message
+// from the step before) while the answer is still loading.
+func markPage(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+	_, err := chromedp.Evaluate[any](`window.__frontdeskOld = true`)(ctx, tg)
+	return chromedp.Void{}, err
+}
+
+func newPage(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+	for {
+		// Evaluating during the navigation can fail (the old document is
+		// gone): ask again.
+		done, err := chromedp.Evaluate[bool](`window.__frontdeskOld !== true && document.readyState === "complete"`)(ctx, tg)
+		if err == nil && done {
+			return chromedp.Void{}, nil
+		}
+		select {
+		case <-ctx.Done():
+			return chromedp.Void{}, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// submit runs a step that sends a form (actions end with the click) and
+// waits for the answer's page, then for sel on it.
+func (b *browser) submit(step, sel string, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	all := append([]chromedp.Action[chromedp.Void]{markPage}, actions...)
+	b.run(step, append(all, newPage, chromedp.WaitVisible(chromedp.CSS(sel)))...)
+}
+
 // text reads the text of the first element sel matches.
 func (b *browser) text(sel string) string {
 	b.t.Helper()

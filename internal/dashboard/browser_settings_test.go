@@ -27,18 +27,15 @@ func TestBrowserSettingsCatalog(t *testing.T) {
 
 		b.visit("/app/settings/services", "#svc-name")
 		b.shot("s01-services")
-		b.run("create a service",
+		b.submit("create a service", "#pro-"+itoa(lopez),
 			chromedp.SendKeys(chromedp.CSS("#svc-name"), name),
 			chromedp.SetValue(chromedp.CSS("#svc-duration"), "60"),
-			chromedp.Click(chromedp.CSS(`form[action="/app/settings/services"] button[type=submit]`)),
-			chromedp.WaitVisible(chromedp.CSS(".flash.ok")),
-			chromedp.WaitVisible(chromedp.CSS("#pro-"+itoa(lopez))))
+			chromedp.Click(chromedp.CSS(`form[action="/app/settings/services"] button[type=submit]`)))
 		b.shot("s02-service-created")
-		b.run("who offers it and how",
+		b.submit("who offers it and how", ".flash.ok",
 			chromedp.Click(chromedp.CSS("#pro-"+itoa(lopez))),
 			chromedp.Click(chromedp.CSS("#et-"+itoa(visit))),
-			chromedp.Click(chromedp.CSS(`form.settings-form button[type=submit]`)),
-			chromedp.WaitVisible(chromedp.CSS(".flash.ok")))
+			chromedp.Click(chromedp.CSS(`form.settings-form button[type=submit]`)))
 		b.shot("s03-service-saved")
 		var id int64
 		if err := b.h.store.QueryRow(b.ctx, `SELECT id FROM services WHERE name = ?`, name).Scan(&id); err != nil {
@@ -47,10 +44,9 @@ func TestBrowserSettingsCatalog(t *testing.T) {
 
 		// On Wednesdays Dr. López now works 10:00-12:00: two one-hour slots.
 		b.visit("/app/settings/professionals/"+itoa(lopez), "#hours-wed")
-		b.run("working hours",
+		b.submit("working hours", ".flash.ok",
 			chromedp.SetValue(chromedp.CSS("#hours-wed"), "10:00-12:00"),
-			chromedp.Click(chromedp.CSS(`form.hours button[type=submit]`)),
-			chromedp.WaitVisible(chromedp.CSS(".flash.ok")))
+			chromedp.Click(chromedp.CSS(`form.hours button[type=submit]`)))
 		b.shot("s04-working-hours")
 		if got := eval[string](b, `document.querySelector("#hours-wed").value`); got != "10:00-12:00" {
 			t.Fatalf("Wednesday's hours read %q", got)
@@ -58,10 +54,9 @@ func TestBrowserSettingsCatalog(t *testing.T) {
 		if n := b.h.slotCount(id, wed); n != 2 {
 			t.Fatalf("free slots on Wednesday = %d, want 2", n)
 		}
-		b.run("a day off",
+		b.submit("a day off", ".flash.ok",
 			chromedp.SetValue(chromedp.CSS("#off-day"), wed),
-			chromedp.Click(chromedp.CSS(`form:has(#off-day) button[type=submit]`)),
-			chromedp.WaitVisible(chromedp.CSS(".flash.ok")))
+			chromedp.Click(chromedp.CSS(`form:has(#off-day) button[type=submit]`)))
 		b.shot("s05-day-off")
 		if txt := b.text("#off-h + .scroll"); !strings.Contains(txt, shown) {
 			t.Fatalf("time off table: %q", txt)
