@@ -67,7 +67,7 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	}
 
 	dash, err := dashboard.New(dashboard.Config{DB: store, Clock: env.Clock, Log: log, IdleTimeout: *sessionIdle, MaxAge: *sessionMax,
-		PublicURL: publicURLFrom(*publicURL, env)})
+		PublicURL: publicURLFrom(*publicURL, env), Secrets: box})
 	if err != nil {
 		return err
 	}

@@ -98,7 +98,7 @@ func (d *Dashboard) channelsPage(w http.ResponseWriter, r *http.Request, s *sess
 		views = append(views, channelView{Key: ch.Key, Type: ch.Type, Provider: ch.Provider, From: ch.From, APIBase: ch.APIBase,
 			UUID: ch.UUID, Active: ch.Active, Templates: ch.Templates, Callbacks: callbacks(base, ch)})
 	}
-	d.render(w, r, s, http.StatusOK, "channels", "Channels", "channels", map[string]any{
+	d.render(w, r, s, http.StatusOK, "channels", "Channels", "settings", map[string]any{
 		"Channels": views, "Settings": settings, "Base": base, "Configured": d.publicURL != "",
 	})
 	return nil

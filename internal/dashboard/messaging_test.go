@@ -226,10 +226,10 @@ func TestChannelsSettingsPage(t *testing.T) {
 			t.Fatalf("ids.channels = %v", h.acme().Channels)
 		}
 		u := h.signedIn("ana@acme.test", "ana-password")
-		u.get("/app/keys").contains(t, `href="/app/settings/channels"`)
+		u.get("/app/settings").contains(t, `href="/app/settings/channels"`)
 		base := h.srv.URL // no public URL configured: the request's own address
 		p := u.get("/app/settings/channels").must(t, http.StatusOK).contains(t,
-			`aria-current="page">Channels`, "English (en)", "21:00-09:00", "Europe/Madrid",
+			`aria-current="page">Settings`, "English (en)", "21:00-09:00", "Europe/Madrid",
 			"<td>seat_offer</td><td>wa</td>",
 			"<strong>sms</strong>", "twilio", "&#43;34910000001", "http://127.0.0.1:9",
 			"<strong>wa</strong>", "meta", "booking_confirmation → cita_confirmar (es)",
