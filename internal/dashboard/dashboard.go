@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
@@ -80,6 +81,8 @@ type Config struct {
 	// Secrets seals the webhook secrets the settings pages store (nil: no
 	// FRONTDESK_SECRET_KEY, stored as given, like the workspace file's).
 	Secrets *secrets.Box
+	// Providers sends the channels page's test messages (nil: defaults).
+	Providers *channels.Providers
 }
 
 // Dashboard serves /app/.
@@ -96,6 +99,7 @@ type Dashboard struct {
 	signInWindow       time.Duration
 	publicURL          string
 	secrets            *secrets.Box
+	providers          *channels.Providers
 	pages              map[string]map[string]*template.Template // language → page → template
 	mux                *http.ServeMux
 }
@@ -114,6 +118,9 @@ func New(cfg Config) (*Dashboard, error) {
 	if cfg.MaxAge <= 0 {
 		cfg.MaxAge = 7 * 24 * time.Hour
 	}
+	if cfg.Providers == nil {
+		cfg.Providers = &channels.Providers{}
+	}
 	if cfg.SignInLimit <= 0 {
 		cfg.SignInLimit = 5
 	}
@@ -124,7 +131,7 @@ func New(cfg Config) (*Dashboard, error) {
 		cfg.SignInWindow = 15 * time.Minute
 	}
 	d := &Dashboard{db: cfg.DB, clock: cfg.Clock, log: cfg.Log, idle: cfg.IdleTimeout, max: cfg.MaxAge,
-		signInLimit: cfg.SignInLimit, signInAddressLimit: cfg.SignInAddressLimit, signInWindow: cfg.SignInWindow, publicURL: cfg.PublicURL, secrets: cfg.Secrets, mux: http.NewServeMux()}
+		signInLimit: cfg.SignInLimit, signInAddressLimit: cfg.SignInAddressLimit, signInWindow: cfg.SignInWindow, publicURL: cfg.PublicURL, secrets: cfg.Secrets, providers: cfg.Providers, mux: http.NewServeMux()}
 	if err := d.parseTemplates(); err != nil {
 		return nil, err
 	}
