@@ -50,10 +50,30 @@ func TestBrowserSettingsTeam(t *testing.T) {
 			{"t03a-notifications", "/app/settings/notifications", "#reminders"},
 			{"t03b-audit", "/app/settings/audit", "main table"},
 			{"t03c-me", "/app/settings/me", "#language"},
+			{"t03e-channels", "/app/settings/channels", "#new-ch-key"},
 		} {
 			b.visit(pg.path, pg.sel)
 			b.shot(pg.name)
 		}
+		// A channel added and tested from the page (the log provider needs
+		// no credentials, so no server key).
+		b.visit("/app/settings/channels", "#new-ch-key")
+		eval[bool](b, `(() => { document.querySelector("#new-ch-key").scrollIntoView(); return true })()`)
+		b.run("add a log channel",
+			chromedp.SendKeys(chromedp.CSS("#new-ch-key"), "dev-"+b.vp.name),
+			chromedp.SetValue(chromedp.CSS("#new-ch-type"), "log"),
+			chromedp.SetValue(chromedp.CSS("#new-ch-provider"), "log"),
+			chromedp.Click(chromedp.CSS(`form[action="/app/settings/channels"] button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.CSS(".channel-edit")))
+		eval[bool](b, `(() => { document.querySelector(".channel-edit input[name=to]").scrollIntoView(); return true })()`)
+		b.run("send a test message",
+			chromedp.SendKeys(chromedp.CSS(".channel-edit input[name=to]"), "+34600111222"),
+			chromedp.Click(chromedp.CSS(".channel-edit form.test-send button[type=submit]")),
+			chromedp.WaitVisible(chromedp.CSS(".flash.ok")))
+		if msg := b.text(".flash.ok"); !strings.Contains(msg, "Test message sent") {
+			b.t.Fatalf("test message: %q", msg)
+		}
+		b.shot("t03f-channel-tested")
 		b.visit("/app/settings/webhooks", "main table")
 		b.run("open a webhook's deliveries", chromedp.Click(chromedp.CSS(`main table td a`)), chromedp.WaitVisible(chromedp.CSS("dl.facts")))
 		b.shot("t03d-webhook-deliveries")
