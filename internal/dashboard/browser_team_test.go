@@ -64,11 +64,13 @@ func TestBrowserSettingsTeam(t *testing.T) {
 			chromedp.SetValue(chromedp.CSS("#new-ch-type"), "log"),
 			chromedp.SetValue(chromedp.CSS("#new-ch-provider"), "log"),
 			chromedp.Click(chromedp.CSS(`form[action="/app/settings/channels"] button[type=submit]`)),
-			chromedp.WaitVisible(chromedp.CSS(".channel-edit")))
-		eval[bool](b, `(() => { document.querySelector(".channel-edit input[name=to]").scrollIntoView(); return true })()`)
+			chromedp.WaitVisible(chromedp.CSS(`form[action="/app/settings/channels/dev-`+b.vp.name+`/test"]`)))
+		testForm := `form[action="/app/settings/channels/dev-` + b.vp.name + `/test"]`
+		// The "saved" message goes, so the next one seen is the test's.
+		eval[bool](b, `(() => { document.querySelector(".flash").remove(); document.querySelector('`+testForm+` input[name=to]').scrollIntoView(); return true })()`)
 		b.run("send a test message",
-			chromedp.SendKeys(chromedp.CSS(".channel-edit input[name=to]"), "+34600111222"),
-			chromedp.Click(chromedp.CSS(".channel-edit form.test-send button[type=submit]")),
+			chromedp.SendKeys(chromedp.CSS(testForm+" input[name=to]"), "+34600111222"),
+			chromedp.Click(chromedp.CSS(testForm+" button[type=submit]")),
 			chromedp.WaitVisible(chromedp.CSS(".flash.ok")))
 		if msg := b.text(".flash.ok"); !strings.Contains(msg, "Test message sent") {
 			b.t.Fatalf("test message: %q", msg)

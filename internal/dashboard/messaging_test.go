@@ -237,7 +237,7 @@ func TestChannelsSettingsPage(t *testing.T) {
 			`value="`+base+`/hooks/twilio/`+smsUUID+`/status"`,
 			`value="`+base+`/hooks/twilio/`+smsUUID+`/inbound"`,
 			`value="`+base+`/hooks/whatsapp/`+waUUID+`"`,
-			"Set the server's public URL").
+			"Set the server&#39;s public URL").
 			lacks(t, "othersms", "&#43;447700900123")
 		if !strings.Contains(p.Body, "<dt>Default channel</dt><dd>sms</dd>") {
 			t.Fatalf("default channel not shown: %.3000s", p.Body)
@@ -280,7 +280,7 @@ func TestChannelsPageUsesPublicURL(t *testing.T) {
 		u.get("/app/settings/channels").must(t, http.StatusOK).contains(t,
 			`value="https://frontdesk.example.com/hooks/twilio/`+smsUUID+`/status"`,
 			`value="https://frontdesk.example.com/hooks/whatsapp/`+waUUID+`"`).
-			lacks(t, h.srv.URL+"/hooks", "Set the server's public URL")
+			lacks(t, h.srv.URL+"/hooks", "Set the server&#39;s public URL")
 	})
 }
 

@@ -387,3 +387,24 @@ func TestSettingsKeysAudited(t *testing.T) {
 		}
 	})
 }
+
+// TestSettingsInSpanish: an owner who reads Spanish gets every settings
+// page in Spanish.
+func TestSettingsInSpanish(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		h := newHarness(t, store)
+		eva := h.signedIn("eva@acme.test", "eva-password")
+		for path, text := range map[string]string{
+			"/app/settings":               "El catálogo de la clínica",
+			"/app/settings/notifications": "Recordatorios antes de la cita",
+			"/app/settings/webhooks":      "Añadir un webhook",
+			"/app/settings/team":          "Invitar a alguien",
+			"/app/settings/audit":         "Aún no hay cambios registrados.",
+			"/app/settings/channels":      "Añadir un canal",
+			"/app/keys":                   "Crear una clave",
+			"/app/settings/me":            "Idioma del panel",
+		} {
+			eva.get(path).must(t, http.StatusOK).contains(t, `lang="es"`, text)
+		}
+	})
+}
