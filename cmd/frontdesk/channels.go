@@ -84,7 +84,7 @@ func cmdChannels(ctx context.Context, args []string, env *Env) error {
 	slug := f.String("account", "", "account slug")
 	key := f.String("channel", "", "channel key (as in the workspace file)")
 	to := f.String("to", "", "recipient: an E.164 phone (+34…) or, for an email channel, an address")
-	body := f.String("body", "Frontdesk: mensaje de prueba / test message", "message text")
+	body := f.String("body", channels.TestMessageBody, "message text")
 	if err := f.parse(args[1:]); err != nil {
 		return err
 	}
@@ -101,15 +101,14 @@ func cmdChannels(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer store.Close()
-	ch, err := channels.ByKey(ctx, store, box, acct, *key)
-	if err != nil {
-		return err
-	}
 	providers, err := newProviders(env, logger(env))
 	if err != nil {
 		return err
 	}
-	res, err := providers.Send(ctx, ch, channels.Outgoing{Kind: "channel_test", To: *to, Body: *body})
+	ch, res, err := channels.SendTest(ctx, store, box, providers, acct, *key, *to, *body)
+	if err != nil && ch.Key == "" { // refused before sending: no such channel, credentials that do not open
+		return err
+	}
 	out := map[string]any{"channel": ch.Key, "type": ch.Type, "provider": ch.Provider, "to": *to}
 	if err != nil {
 		out["status"], out["error"] = "failed", err.Error()

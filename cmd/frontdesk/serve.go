@@ -66,8 +66,12 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 		}
 	}
 
+	dashProviders, err := newProviders(env, log)
+	if err != nil {
+		return err
+	}
 	dash, err := dashboard.New(dashboard.Config{DB: store, Clock: env.Clock, Log: log, IdleTimeout: *sessionIdle, MaxAge: *sessionMax,
-		PublicURL: publicURLFrom(*publicURL, env)})
+		PublicURL: publicURLFrom(*publicURL, env), Secrets: box, Providers: dashProviders})
 	if err != nil {
 		return err
 	}

@@ -32,11 +32,13 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/chat"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/password"
+	"github.com/frontdesk/frontdesk/internal/secrets"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
@@ -77,6 +79,11 @@ type Config struct {
 	// PublicURL is the base URL providers call back (FRONTDESK_PUBLIC_URL),
 	// shown on the channels page; empty: the request's own scheme and host.
 	PublicURL string
+	// Secrets seals the webhook secrets the settings pages store (nil: no
+	// FRONTDESK_SECRET_KEY, stored as given, like the workspace file's).
+	Secrets *secrets.Box
+	// Providers sends the channels page's test messages (nil: defaults).
+	Providers *channels.Providers
 }
 
 // Dashboard serves /app/.
@@ -92,6 +99,8 @@ type Dashboard struct {
 	signInAddressLimit int
 	signInWindow       time.Duration
 	publicURL          string
+	secrets            *secrets.Box
+	providers          *channels.Providers
 	pages              map[string]map[string]*template.Template // language → page → template
 	mux                *http.ServeMux
 }
@@ -110,6 +119,9 @@ func New(cfg Config) (*Dashboard, error) {
 	if cfg.MaxAge <= 0 {
 		cfg.MaxAge = 7 * 24 * time.Hour
 	}
+	if cfg.Providers == nil {
+		cfg.Providers = &channels.Providers{}
+	}
 	if cfg.SignInLimit <= 0 {
 		cfg.SignInLimit = 5
 	}
@@ -120,7 +132,7 @@ func New(cfg Config) (*Dashboard, error) {
 		cfg.SignInWindow = 15 * time.Minute
 	}
 	d := &Dashboard{db: cfg.DB, clock: cfg.Clock, log: cfg.Log, idle: cfg.IdleTimeout, max: cfg.MaxAge,
-		signInLimit: cfg.SignInLimit, signInAddressLimit: cfg.SignInAddressLimit, signInWindow: cfg.SignInWindow, publicURL: cfg.PublicURL, mux: http.NewServeMux()}
+		signInLimit: cfg.SignInLimit, signInAddressLimit: cfg.SignInAddressLimit, signInWindow: cfg.SignInWindow, publicURL: cfg.PublicURL, secrets: cfg.Secrets, providers: cfg.Providers, mux: http.NewServeMux()}
 	if err := d.parseTemplates(); err != nil {
 		return nil, err
 	}
@@ -161,9 +173,9 @@ func (d *Dashboard) routes() {
 	})
 	d.action("POST "+Prefix+"logout", d.logout)
 
-	d.page("GET "+Prefix+"keys", d.keysPage)
-	d.action("POST "+Prefix+"keys", d.createKey)
-	d.action("POST "+Prefix+"keys/revoke", d.revokeKey)
+	d.ownerPage("GET "+Prefix+"keys", d.keysPage)
+	d.ownerAction("POST "+Prefix+"keys", d.createKey)
+	d.ownerAction("POST "+Prefix+"keys/revoke", d.revokeKey)
 
 	d.page("GET "+Prefix+"pipelines", d.pipelinesPage)
 	d.page("GET "+Prefix+"pipelines/{pipeline_id}", d.boardPage)
@@ -183,7 +195,7 @@ func (d *Dashboard) routes() {
 	d.action("POST "+Prefix+"appointments/{appointment_id}/cancel", d.cancelAppointment)
 
 	d.page("GET "+Prefix+"activity", d.activityPage)
-	d.page("GET "+Prefix+"settings/channels", d.channelsPage)
+	d.ownerPage("GET "+Prefix+"settings/channels", d.channelsPage)
 
 	// Wave 2 (issue 22): one file per part.
 	d.todayRoutes()

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/audit"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 )
@@ -28,7 +29,7 @@ func (d *Dashboard) renderKeys(w http.ResponseWriter, r *http.Request, s *sessio
 		return err
 	}
 	v.Keys = keys
-	d.render(w, r, s, status, "keys", "API keys", "keys", v)
+	d.render(w, r, s, status, "keys", "API keys", "settings", v)
 	return nil
 }
 
@@ -69,7 +70,14 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, s *session
 			}
 		}
 		plain, err = account.InsertKey(r.Context(), tx, s.Account, account.NewKey{Name: name, ExpiresAt: expires}, now)
-		return err
+		if err != nil {
+			return err
+		}
+		summary := "name " + name
+		if !expires.IsZero() {
+			summary += "; expires " + expires.Format(time.RFC3339)
+		}
+		return audit.Record(r.Context(), tx, s.Account, audit.Actor{UserID: s.UserID, UserName: s.UserName}, "created", "api_key", name, summary, now)
 	})
 	if err != nil {
 		return err
@@ -84,10 +92,16 @@ func (d *Dashboard) revokeKey(w http.ResponseWriter, r *http.Request, s *session
 	if len(name) > 100 {
 		return errs.New(errs.NotFound, "no active key named %q", name)
 	}
-	if _, err := account.RevokeKey(r.Context(), d.db, s.Account, name, d.clock.Now()); err != nil {
+	err := d.audited(r.Context(), s, func(tx *db.Tx) (string, string, string, string, error) {
+		if _, err := account.RevokeKey(r.Context(), tx, s.Account, name, d.clock.Now()); err != nil {
+			return "", "", "", "", err
+		}
+		return "revoked", "api_key", name, "name " + name, nil
+	})
+	if err != nil {
 		return err
 	}
 	d.log.Info("dashboard: API key revoked", "account_id", s.Account.ID, "user_id", s.UserID, "name", name)
-	d.redirect(w, r, Prefix+"keys", "ok", "Key “"+name+"” revoked. Requests with it are refused within a second.")
+	d.redirect(w, r, Prefix+"keys", "ok", s.T("Key “%s” revoked. Requests with it are refused within a second.", name))
 	return nil
 }

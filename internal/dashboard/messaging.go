@@ -71,39 +71,6 @@ type callbackURL struct {
 	URL   string
 }
 
-// channelView is a channel as the settings page shows it: never its
-// credentials (channels.List does not open them).
-type channelView struct {
-	Key, Type, Provider, From, APIBase, UUID string
-	Active                                   bool
-	Templates                                map[string]channels.Template
-	Callbacks                                []callbackURL
-}
-
-// channelsPage handles "GET /app/settings/channels": the account's
-// channels, the callback URLs to register at each provider, and the
-// messaging settings, read-only (the workspace file is where they change).
-func (d *Dashboard) channelsPage(w http.ResponseWriter, r *http.Request, s *session) error {
-	list, err := channels.List(r.Context(), d.db, s.Account)
-	if err != nil {
-		return err
-	}
-	settings, err := channels.LoadSettings(r.Context(), d.db, s.Account)
-	if err != nil {
-		return err
-	}
-	base := d.publicBase(r)
-	views := make([]channelView, 0, len(list))
-	for _, ch := range list {
-		views = append(views, channelView{Key: ch.Key, Type: ch.Type, Provider: ch.Provider, From: ch.From, APIBase: ch.APIBase,
-			UUID: ch.UUID, Active: ch.Active, Templates: ch.Templates, Callbacks: callbacks(base, ch)})
-	}
-	d.render(w, r, s, http.StatusOK, "channels", "Channels", "channels", map[string]any{
-		"Channels": views, "Settings": settings, "Base": base, "Configured": d.publicURL != "",
-	})
-	return nil
-}
-
 // callbacks are the URLs a channel's provider must call (decisions.md §8).
 func callbacks(base string, ch channels.Channel) []callbackURL {
 	switch ch.Provider {

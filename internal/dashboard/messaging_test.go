@@ -226,10 +226,10 @@ func TestChannelsSettingsPage(t *testing.T) {
 			t.Fatalf("ids.channels = %v", h.acme().Channels)
 		}
 		u := h.signedIn("ana@acme.test", "ana-password")
-		u.get("/app/keys").contains(t, `href="/app/settings/channels"`)
+		u.get("/app/settings").contains(t, `href="/app/settings/channels"`)
 		base := h.srv.URL // no public URL configured: the request's own address
 		p := u.get("/app/settings/channels").must(t, http.StatusOK).contains(t,
-			`aria-current="page">Channels`, "English (en)", "21:00-09:00", "Europe/Madrid",
+			`aria-current="page">Settings`, "English (en)", "21:00-09:00", "Europe/Madrid",
 			"<td>seat_offer</td><td>wa</td>",
 			"<strong>sms</strong>", "twilio", "&#43;34910000001", "http://127.0.0.1:9",
 			"<strong>wa</strong>", "meta", "booking_confirmation → cita_confirmar (es)",
@@ -237,7 +237,7 @@ func TestChannelsSettingsPage(t *testing.T) {
 			`value="`+base+`/hooks/twilio/`+smsUUID+`/status"`,
 			`value="`+base+`/hooks/twilio/`+smsUUID+`/inbound"`,
 			`value="`+base+`/hooks/whatsapp/`+waUUID+`"`,
-			"Set the server's public URL").
+			"Set the server&#39;s public URL").
 			lacks(t, "othersms", "&#43;447700900123")
 		if !strings.Contains(p.Body, "<dt>Default channel</dt><dd>sms</dd>") {
 			t.Fatalf("default channel not shown: %.3000s", p.Body)
@@ -280,7 +280,7 @@ func TestChannelsPageUsesPublicURL(t *testing.T) {
 		u.get("/app/settings/channels").must(t, http.StatusOK).contains(t,
 			`value="https://frontdesk.example.com/hooks/twilio/`+smsUUID+`/status"`,
 			`value="https://frontdesk.example.com/hooks/whatsapp/`+waUUID+`"`).
-			lacks(t, h.srv.URL+"/hooks", "Set the server's public URL")
+			lacks(t, h.srv.URL+"/hooks", "Set the server&#39;s public URL")
 	})
 }
 
