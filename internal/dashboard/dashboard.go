@@ -185,7 +185,6 @@ func (d *Dashboard) routes() {
 	d.action("POST "+Prefix+"pipelines/{pipeline_id}/nodes/{uuid}/active", d.toggleNode)
 
 	d.page("GET "+Prefix+"waitlists", d.waitlistsPage)
-	d.action("POST "+Prefix+"waitlists/{waitlist_id}/settings", d.saveWaitlist)
 	d.action("POST "+Prefix+"waitlists/entries/{entry_id}/remove", d.removeEntry)
 	d.action("POST "+Prefix+"waitlists/entries/{entry_id}/snooze", d.snoozeEntry)
 	d.action("POST "+Prefix+"waitlists/entries/{entry_id}/flag", d.flagEntry)

@@ -20,7 +20,7 @@ func TestSpanishAndEnglish(t *testing.T) {
 		eva := h.signedIn("eva@acme.test", "eva-password")
 		eva.get("/app/pipelines/"+itoa(a.Pipelines["sales"])).must(t, http.StatusOK).
 			contains(t, `<html lang="es">`, "Embudos", "Cerrar sesión", "Nodos de entrada de la API", "Crear nodo")
-		eva.get("/app/waitlists").must(t, http.StatusOK).contains(t, "Listas de espera", "Guardar ajustes")
+		eva.get("/app/waitlists").must(t, http.StatusOK).contains(t, "Listas de espera", "Ajustes de esta lista")
 		eva.get("/app/no-such-page").must(t, http.StatusNotFound).contains(t, "Esa página no existe.")
 		ana := h.signedIn("ana@acme.test", "ana-password")
 		ana.get("/app/pipelines").must(t, http.StatusOK).contains(t, `<html lang="en">`, "Pipelines", "Sign out")

@@ -112,17 +112,18 @@ func TestBackCannotRedirectOffSite(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		h := newHarness(t, store)
 		u := h.signedIn("ana@acme.test", "ana-password")
-		settings := "/app/waitlists/" + itoa(h.acme().Waitlists["main"]) + "/settings"
+		// A refused form (an API node without a name) goes back.
+		settings := "/app/pipelines/" + itoa(h.acme().Pipelines["sales"]) + "/nodes"
 		for _, back := range []string{`/app/../\evil.example`, `/app/..\/evil.example`, `//evil.example/app/`, `/app/../../evil.example`,
 			`/\evil.example`, "/app/\t/evil", `https://evil.example/app/`, `/app/%2e%2e/%5cevil.example`, `/app/..%2f..%2f%5cevil.example`} {
 			u.last = "" // no Referer: the fallback is the dashboard's home
-			p := u.post(settings, url.Values{"horizon_days": {"x"}, "back": {back}}).must(t, http.StatusSeeOther)
+			p := u.post(settings, url.Values{"name": {""}, "back": {back}}).must(t, http.StatusSeeOther)
 			if p.Location != "/app/" {
 				t.Errorf("back %q -> Location %q, want /app/", back, p.Location)
 			}
 		}
 		u.last = ""
-		p := u.post(settings, url.Values{"horizon_days": {"x"}, "back": {"/app/waitlists?status=all"}}).must(t, http.StatusSeeOther)
+		p := u.post(settings, url.Values{"name": {""}, "back": {"/app/waitlists?status=all"}}).must(t, http.StatusSeeOther)
 		if p.Location != "/app/waitlists?status=all" {
 			t.Errorf("a good back is kept: %q", p.Location)
 		}

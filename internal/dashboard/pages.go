@@ -69,23 +69,6 @@ func (d *Dashboard) waitlistsPage(w http.ResponseWriter, r *http.Request, s *ses
 	return nil
 }
 
-// saveWaitlist handles "POST /app/waitlists/{waitlist_id}/settings".
-func (d *Dashboard) saveWaitlist(w http.ResponseWriter, r *http.Request, s *session) error {
-	id, err := pathID(r, "waitlist_id")
-	if err != nil {
-		return err
-	}
-	horizon, err := strconv.Atoi(strings.TrimSpace(r.PostForm.Get("horizon_days")))
-	if err != nil {
-		return errs.New(errs.ValidationError, "The horizon must be a number of days.")
-	}
-	if err := waitlist.UpdateWaitlist(r.Context(), d.db, s.Account, id, r.PostForm.Get("active") == "true", horizon); err != nil {
-		return err
-	}
-	d.redirect(w, r, Prefix+"waitlists", "ok", "Waiting list saved.")
-	return nil
-}
-
 // removeEntry handles "POST /app/waitlists/entries/{entry_id}/remove".
 func (d *Dashboard) removeEntry(w http.ResponseWriter, r *http.Request, s *session) error {
 	id, err := pathID(r, "entry_id")

@@ -149,7 +149,7 @@ func TestOtherAccountsObjectsAreNotFound(t *testing.T) {
 			{"/app/clients/" + itoa(o.Clients["maria"]) + "/tags", url.Values{"name": {"hacked"}}},
 			{"/app/pipelines/" + itoa(o.Pipelines["sales"]) + "/nodes/9a0d7c52-5a52-4c1e-9a57-6f4a0f1f3a99/active", url.Values{"active": {"false"}}},
 			{"/app/pipelines/" + itoa(o.Pipelines["sales"]) + "/nodes", url.Values{"name": {"x"}, "target_stage_id": {itoa(o.Stages["sales/new"])}}},
-			{"/app/waitlists/" + itoa(o.Waitlists["main"]) + "/settings", url.Values{"horizon_days": {"5"}}},
+			{"/app/settings/waitlists/" + itoa(o.Waitlists["main"]), url.Values{"horizon_days": {"5"}, "run_every_minutes": {"5"}, "seat_ttl_minutes": {"5"}, "max_offers": {"5"}}},
 		} {
 			u.post(tc.path, tc.form).must(t, http.StatusNotFound)
 		}

@@ -42,19 +42,3 @@ func entryWrite(ctx context.Context, q db.Querier, acct account.Account, id int6
 	}
 	return nil
 }
-
-// UpdateWaitlist sets a list's settings.
-func UpdateWaitlist(ctx context.Context, q db.Querier, acct account.Account, id int64, active bool, horizonDays int) error {
-	if horizonDays < 1 || horizonDays > 365 {
-		return errs.New(errs.ValidationError, "The horizon must be 1 to 365 days.")
-	}
-	res, err := q.Exec(ctx, `UPDATE waitlists SET active = ?, horizon_days = ? WHERE account_id = ? AND id = ? AND deleted_at IS NULL`,
-		active, horizonDays, acct.ID, id)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return errs.New(errs.NotFound, "Waiting list %v not found.", id)
-	}
-	return nil
-}
