@@ -59,6 +59,9 @@ func browserFlow(t *testing.T, flow func(b *browser)) {
 					chromedp.DisableGPU,
 					chromedp.Flag("disable-background-networking", true),
 					chromedp.Flag("lang", "en-US"),
+					// Overlay scrollbars, as on a phone: the screenshot is then the
+					// width the page is laid out at.
+					chromedp.Flag("hide-scrollbars", true),
 					chromedp.NoFirstRun,
 					chromedp.NoDefaultBrowserCheck,
 					chromedp.UserDataDir(t.TempDir()),
@@ -176,7 +179,7 @@ func firstLine(s string) string {
 	return s
 }
 
-// shot saves a full-page screenshot as artifacts/screenshots/NAME-ENGINE-VIEWPORT.png
+// shot saves a full-page screenshot (JPEG) as artifacts/screenshots/NAME-ENGINE-VIEWPORT.jpg
 // and checks the page (check).
 func (b *browser) shot(name string) {
 	b.t.Helper()
@@ -189,7 +192,7 @@ func (b *browser) shot(name string) {
 		if err != nil {
 			return chromedp.Void{}, err
 		}
-		return chromedp.Void{}, os.WriteFile(filepath.Join(dir, name+b.suffix+".png"), buf, 0o644)
+		return chromedp.Void{}, os.WriteFile(filepath.Join(dir, name+b.suffix+".jpg"), buf, 0o644) // FullScreenshot below 100 is a JPEG
 	})
 	b.check(name)
 }

@@ -1,7 +1,9 @@
-// Package dashboard is the web side of Frontdesk that the public API defers
-// to: signing in, API keys, pipeline boards, clients, waiting lists, the
-// calendar, conversations, the outbox and the messaging channels (read-only),
-// served under /app/ by the same binary.
+// Package dashboard is where a clinic runs its day, served under /app/ by
+// the same binary: Today (the day's grid per professional, booking from a
+// free slot), the calendar, clients, the inbox, pipeline boards, waiting
+// lists, activity, and the owners' settings (catalogue, notifications,
+// channels, webhooks, team and invitations, API keys, audit log), in
+// Spanish and English.
 //
 // Pages are rendered on the server with html/template; every action is a
 // plain HTML form that works without JavaScript, and a few lines of
@@ -9,12 +11,14 @@
 // button, dragging a card onto a stage column, confirmations. Templates and
 // assets are embedded, so the binary serves the dashboard offline.
 //
-// Reads and writes go through the area packages where they exist (account,
-// pipeline, waitlist, chat, contact, jobs) so the dashboard applies the same
-// rules as the API; the few writes the contract reserves for the dashboard
-// (clearing a client field, rescheduling or cancelling an appointment,
-// snoozing or flagging a waiting-list entry) live in store.go. Every query
-// takes the signed-in user's account: another account's object is a 404.
+// The dashboard holds no SQL and no rule of its own: every read and write
+// is a call to the area package that owns it (calendar, contact, waitlist,
+// pipeline, chat, relay, channels, jobs, account, audit), the same function
+// the API calls where the API does the same thing, and every call takes the
+// signed-in user's account, so another account's object is a 404. One file
+// per part: today.go, clients.go, inbox.go, settings.go (the catalogue),
+// team.go (the rest of the settings), pages.go and pipelines.go (calendar
+// list, waiting lists, boards), i18n*.go (the Spanish of each part).
 package dashboard
 
 import (
