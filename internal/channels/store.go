@@ -2,7 +2,6 @@ package channels
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -237,45 +236,6 @@ func OptedOut(ctx context.Context, q db.Querier, acct account.Account, clientID,
 		return false, nil
 	}
 	return out, err
-}
-
-// Consent is a client's opt-out state on one channel.
-type Consent struct {
-	ChannelKey string
-	OptedOut   bool
-	OptedOutAt *time.Time
-	OptedInAt  *time.Time
-}
-
-// Consents lists a client's consent records (the dashboard's client page).
-func Consents(ctx context.Context, q db.Querier, acct account.Account, clientID int64) ([]Consent, error) {
-	rows, err := q.Query(ctx, `SELECT ch.file_key, cc.opted_out, cc.opted_out_at, cc.opted_in_at FROM channel_consents cc
-		JOIN channels ch ON ch.id = cc.channel_id AND ch.account_id = cc.account_id
-		WHERE cc.account_id = ? AND cc.client_id = ? ORDER BY ch.file_key`, acct.ID, clientID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Consent
-	for rows.Next() {
-		var (
-			c      Consent
-			oo, oi sql.NullInt64
-		)
-		if err := rows.Scan(&c.ChannelKey, &c.OptedOut, &oo, &oi); err != nil {
-			return nil, err
-		}
-		if oo.Valid {
-			t := db.Time(oo.Int64)
-			c.OptedOutAt = &t
-		}
-		if oi.Valid {
-			t := db.Time(oi.Int64)
-			c.OptedInAt = &t
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
 }
 
 // SetConsent records an opt-out (out true) or opt-in; changed is false when

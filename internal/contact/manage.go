@@ -171,22 +171,7 @@ func AddClientTag(ctx context.Context, store *db.DB, acct account.Account, clien
 		if _, err := GetClient(ctx, tx, acct, clientID); err != nil {
 			return err
 		}
-		var tagID int64
-		err := tx.QueryRow(ctx, `SELECT id FROM tags WHERE account_id = ? AND name = ?`, acct.ID, name).Scan(&tagID)
-		if db.IsNoRows(err) {
-			err = tx.QueryRow(ctx, `INSERT INTO tags (account_id, name, color, created_at) VALUES (?, ?, '#808080', ?) RETURNING id`,
-				acct.ID, name, db.Micros(now)).Scan(&tagID)
-		}
-		if err != nil {
-			return err
-		}
-		var n int
-		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM client_tags WHERE client_id = ? AND tag_id = ?`, clientID, tagID).Scan(&n); err != nil || n > 0 {
-			return err
-		}
-		_, err = tx.Exec(ctx, `INSERT INTO client_tags (account_id, client_id, tag_id, source, created_at) VALUES (?, ?, ?, ?, ?)`,
-			acct.ID, clientID, tagID, "dashboard", db.Micros(now))
-		return err
+		return tagClient(ctx, tx, acct, clientID, name, now)
 	})
 }
 

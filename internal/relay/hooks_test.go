@@ -266,7 +266,7 @@ func TestInboundAndOptOut(t *testing.T) {
 		if out, _ := channels.OptedOut(ctx, store, e.acct, clientID, e.sms.ID); out || len(e.answers) != 2 {
 			t.Fatalf("after ALTA: opted out %v, answers %v", out, e.answers)
 		}
-		cs, err := channels.Consents(ctx, store, e.acct, clientID)
+		cs, err := channels.ClientConsent(ctx, store, e.acct, clientID)
 		if err != nil || len(cs) != 1 || cs[0].OptedOut || cs[0].OptedOutAt == nil || cs[0].OptedInAt == nil {
 			t.Errorf("consents = %+v, %v", cs, err)
 		}
