@@ -198,29 +198,12 @@ func CatalogService(ctx context.Context, q db.Querier, acct account.Account, id 
 	if err != nil {
 		return s, err
 	}
-	s.ProfessionalIDs, err = idList(ctx, q, `SELECT professional_id FROM service_professionals WHERE account_id = ? AND service_id = ? ORDER BY professional_id`, acct.ID, id)
+	s.ProfessionalIDs, err = db.QueryInt64s(ctx, q, `SELECT professional_id FROM service_professionals WHERE account_id = ? AND service_id = ? ORDER BY professional_id`, acct.ID, id)
 	if err != nil {
 		return s, err
 	}
-	s.EventTypeIDs, err = idList(ctx, q, `SELECT event_type_id FROM service_event_types WHERE account_id = ? AND service_id = ? ORDER BY event_type_id`, acct.ID, id)
+	s.EventTypeIDs, err = db.QueryInt64s(ctx, q, `SELECT event_type_id FROM service_event_types WHERE account_id = ? AND service_id = ? ORDER BY event_type_id`, acct.ID, id)
 	return s, err
-}
-
-func idList(ctx context.Context, q db.Querier, query string, args ...any) ([]int64, error) {
-	rows, err := q.Query(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
 }
 
 // CreateService adds a service (no professionals or event types yet: a
@@ -321,7 +304,7 @@ func setLinks(ctx context.Context, q db.Querier, acct account.Account, serviceID
 		}
 		want[id] = true
 	}
-	have, err := idList(ctx, q, `SELECT `+col+` FROM `+table+` WHERE account_id = ? AND service_id = ?`, acct.ID, serviceID)
+	have, err := db.QueryInt64s(ctx, q, `SELECT `+col+` FROM `+table+` WHERE account_id = ? AND service_id = ?`, acct.ID, serviceID)
 	if err != nil {
 		return nil, err
 	}

@@ -380,3 +380,12 @@ func Int64s(rows *sql.Rows) ([]int64, error) {
 	}
 	return out, rows.Err()
 }
+
+// QueryInt64s runs a query of one integer column and returns its values.
+func QueryInt64s(ctx context.Context, q Querier, query string, args ...any) ([]int64, error) {
+	rows, err := q.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return Int64s(rows)
+}

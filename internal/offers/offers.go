@@ -118,7 +118,7 @@ func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now tim
 	if err := lockOffers(ctx, tx, acct); err != nil {
 		return err
 	}
-	serviceIDs, err := ids(ctx, tx, `SELECT service_id FROM waitlist_services WHERE account_id = ? AND waitlist_id = ? ORDER BY service_id`, acct.ID, l.id)
+	serviceIDs, err := db.QueryInt64s(ctx, tx, `SELECT service_id FROM waitlist_services WHERE account_id = ? AND waitlist_id = ? ORDER BY service_id`, acct.ID, l.id)
 	if err != nil || len(serviceIDs) == 0 {
 		return err
 	}
@@ -279,23 +279,6 @@ func professionalNames(ctx context.Context, q db.Querier, acct account.Account) 
 			return nil, err
 		}
 		out[id] = name
-	}
-	return out, rows.Err()
-}
-
-func ids(ctx context.Context, q db.Querier, query string, args ...any) ([]int64, error) {
-	rows, err := q.Query(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
 	}
 	return out, rows.Err()
 }
