@@ -79,3 +79,32 @@ func BenchmarkChatHistory(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkUnreadCount measures the inbox's unread count, which every
+// dashboard page shows in its navigation, on an account with 10,000
+// conversations of 20 messages (none read yet, then all read):
+//
+//	FRONTDESK_TEST_POSTGRES=postgres://... go test ./internal/chat -run '^$' -bench UnreadCount
+func BenchmarkUnreadCount(b *testing.B) {
+	for _, e := range []db.Engine{db.SQLite, db.Postgres} {
+		b.Run(string(e), func(b *testing.B) {
+			store := dbtest.Open(b, e)
+			h := loadHistory(b, store, 10_000, func(int) int { return 20 })
+			for _, state := range []string{"unread", "read"} {
+				if state == "read" {
+					if _, err := store.Exec(b.Context(), `UPDATE conversations SET read_at = ? WHERE account_id = ?`,
+						db.Micros(time.Now().Add(time.Hour)), h.acct.ID); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.Run(state, func(b *testing.B) {
+					for b.Loop() {
+						if _, err := chat.UnreadCount(b.Context(), store, h.acct); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		})
+	}
+}
