@@ -3,7 +3,6 @@ package contact_test
 import (
 	"context"
 	"errors"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -14,25 +13,14 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/workspace"
+	"github.com/frontdesk/frontdesk/internal/workspace/workspacetest"
 )
 
 var now = time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
 
 func acme(tb testing.TB, store *db.DB) (account.Account, workspace.IDs) {
 	tb.Helper()
-	data, err := os.ReadFile("../workspace/testdata/acme.yaml")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	res, err := (&workspace.Applier{DB: store, Now: func() time.Time { return now }}).Apply(context.Background(), data)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	acct, err := account.BySlug(context.Background(), store, "acme")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return acct, res.IDs
+	return workspacetest.Apply(tb, store, now, "../workspace/testdata/acme.yaml")
 }
 
 func TestCreateClient(t *testing.T) {

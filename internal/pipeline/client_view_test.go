@@ -1,8 +1,6 @@
 package pipeline_test
 
 import (
-	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -10,7 +8,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/pipeline"
-	"github.com/frontdesk/frontdesk/internal/workspace"
+	"github.com/frontdesk/frontdesk/internal/workspace/workspacetest"
 )
 
 // TestClientCards: a client's cards, active first, with pipeline and stage
@@ -18,29 +16,18 @@ import (
 func TestClientCards(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		now := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
-		data, err := os.ReadFile("../workspace/testdata/acme.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := (&workspace.Applier{DB: store, Now: func() time.Time { return now }}).Apply(context.Background(), data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		acct, err := account.BySlug(t.Context(), store, "acme")
-		if err != nil {
-			t.Fatal(err)
-		}
-		maria := res.IDs.Clients["maria"]
+		acct, ids := workspacetest.Apply(t, store, now, "../workspace/testdata/acme.yaml")
+		maria := ids.Clients["maria"]
 		cards, err := pipeline.ClientCards(t.Context(), store, acct, maria)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(cards) != 1 || cards[0].PipelineName != "Sales" || cards[0].StageName != "New" || cards[0].Status != "active" ||
-			cards[0].PipelineID != res.IDs.Pipelines["sales"] || cards[0].RemovedAt != nil {
+			cards[0].PipelineID != ids.Pipelines["sales"] || cards[0].RemovedAt != nil {
 			t.Fatalf("cards = %+v", cards)
 		}
 		// Removed from the board: still listed, as removed.
-		if _, err := pipeline.RemoveClients(t.Context(), store, acct, res.IDs.Pipelines["sales"], []int64{maria}, now.Add(time.Hour)); err != nil {
+		if _, err := pipeline.RemoveClients(t.Context(), store, acct, ids.Pipelines["sales"], []int64{maria}, now.Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
 		cards, err = pipeline.ClientCards(t.Context(), store, acct, maria)
