@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/offers"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/relay"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 )
@@ -48,7 +48,7 @@ func newMessaging(env *Env, store *db.DB, log *slog.Logger, box *secrets.Box, pu
 // adds certificate authorities that SMTP servers' STARTTLS certificates may
 // chain to, besides the system's (a clinic's own mail relay).
 func newProviders(env *Env, log *slog.Logger) (*channels.Providers, error) {
-	p := &channels.Providers{HTTP: &http.Client{Timeout: 20 * time.Second}, Log: log, Now: env.Clock.Now}
+	p := &channels.Providers{Targets: targets(env), Timeout: 20 * time.Second, Log: log, Now: env.Clock.Now}
 	if file := env.Getenv("FRONTDESK_SMTP_CA_FILE"); file != "" {
 		pem, err := os.ReadFile(file)
 		if err != nil {
@@ -65,6 +65,10 @@ func newProviders(env *Env, log *slog.Logger) (*channels.Providers, error) {
 	}
 	return p, nil
 }
+
+// targets is the server's outbound policy: FRONTDESK_ALLOW_PRIVATE_TARGETS
+// (docs/api-notes.md, "Outbound targets").
+func targets(env *Env) outbound.Policy { return outbound.FromEnv(env.Getenv) }
 
 // publicURL reads --public-url, else FRONTDESK_PUBLIC_URL.
 func publicURLFrom(flagValue string, env *Env) string {

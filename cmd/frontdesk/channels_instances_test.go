@@ -16,6 +16,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/channels/channelstest"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 )
 
 // TestTwoInstancesSendOnce: two `frontdesk serve` child processes on one
@@ -34,7 +35,8 @@ func TestTwoInstancesSendOnce(t *testing.T) {
 
 	twilio := &channelstest.Twilio{SID: "AC00000000000000000000000000000001", Token: twilioToken, Delay: 30 * time.Millisecond}
 	fake := httptestServer(t, twilio) // httptest listens on 127.0.0.1
-	vars := map[string]string{"FRONTDESK_SECRET_KEY": norteSecret, "NORTE_TWILIO_TOKEN": twilioToken, "NORTE_SMTP_PASSWORD": "smtp-pass"}
+	vars := map[string]string{"FRONTDESK_SECRET_KEY": norteSecret, "NORTE_TWILIO_TOKEN": twilioToken, "NORTE_SMTP_PASSWORD": "smtp-pass",
+		outbound.EnvAllowPrivate: "true"} // the fake Twilio listens on loopback
 	e := &channelEnv{t: t, dsn: dsn, vars: map[string]string{"FRONTDESK_DB": dsn}, twilio: twilio}
 	for k, v := range vars {
 		e.vars[k] = v

@@ -20,6 +20,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 )
 
 const (
@@ -42,8 +43,16 @@ type channelEnv struct {
 	mail   *channelstest.Mailbox
 }
 
+// env is the commands' environment: e.vars, and private targets allowed
+// (the fake providers listen on loopback) unless vars say otherwise.
 func (e *channelEnv) env(stdout, stderr io.Writer) *Env {
-	return &Env{Getenv: func(k string) string { return e.vars[k] }, Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr, Clock: clock.System{}}
+	getenv := func(k string) string {
+		if v, ok := e.vars[k]; ok || k != outbound.EnvAllowPrivate {
+			return v
+		}
+		return "true"
+	}
+	return &Env{Getenv: getenv, Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr, Clock: clock.System{}}
 }
 
 func (e *channelEnv) run(args ...string) (int, string, string) {

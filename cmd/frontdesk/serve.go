@@ -71,7 +71,7 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	dash, err := dashboard.New(dashboard.Config{DB: store, Clock: env.Clock, Log: log, IdleTimeout: *sessionIdle, MaxAge: *sessionMax,
-		PublicURL: publicURLFrom(*publicURL, env), Secrets: box, Providers: dashProviders})
+		PublicURL: publicURLFrom(*publicURL, env), Secrets: box, Providers: dashProviders, Targets: targets(env)})
 	if err != nil {
 		return err
 	}
@@ -98,14 +98,14 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 		DB: store, Clock: env.Clock, Log: log, AdminToken: adminToken, BatchWait: *batchWait,
 		Dashboard: dash, RateLimit: httpapi.RateLimit{Keys: keyLimits}, Secrets: box, Getenv: env.Getenv,
 		MetricsToken: env.Getenv("FRONTDESK_METRICS_TOKEN"), // /metrics needs it as a bearer when set
-		Registry:     reg, Hooks: msg.hooks, PublicURL: publicURLFrom(*publicURL, env),
+		Registry:     reg, Hooks: msg.hooks, PublicURL: publicURLFrom(*publicURL, env), Targets: targets(env),
 	})
 	workerDone := make(chan struct{})
 	workerCtx, stopWorker := context.WithCancel(context.WithoutCancel(ctx))
 	if *runWorker {
 		go func() {
 			defer close(workerDone)
-			newWorker(store, env.Clock, log, wf, box, msg.sender).Run(workerCtx)
+			newWorker(store, env.Clock, log, wf, box, msg.sender, targets(env)).Run(workerCtx)
 		}()
 	} else {
 		close(workerDone)
@@ -173,7 +173,7 @@ func ensureDemo(ctx context.Context, store *db.DB, env *Env, box *secrets.Box) e
 	} else if !errs.Is(err, errs.NotFound) {
 		return err
 	}
-	a := &workspace.Applier{DB: store, Now: env.Clock.Now, HashPassword: password.Hash, Secrets: box, Getenv: env.Getenv}
+	a := &workspace.Applier{DB: store, Now: env.Clock.Now, HashPassword: password.Hash, Secrets: box, Getenv: env.Getenv, Targets: targets(env)}
 	if _, err := a.Apply(ctx, workspace.Demo()); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/offers"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 )
 
@@ -31,8 +32,8 @@ func addWorkerFlags(f *flags) workerFlags {
 }
 
 // newWorker builds the job worker every process runs the same way.
-func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, wf workerFlags, box *secrets.Box, sender jobs.Sender) *jobs.Worker {
-	fx := &jobs.Effects{Clock: clk, Secrets: box, Sender: sender}
+func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, wf workerFlags, box *secrets.Box, sender jobs.Sender, targets outbound.Policy) *jobs.Worker {
+	fx := &jobs.Effects{Clock: clk, Secrets: box, Sender: sender, Targets: targets}
 	seatOffers := func(ctx context.Context, now time.Time) error {
 		_, err := offers.RunDue(ctx, store, now)
 		return err
@@ -70,7 +71,7 @@ func cmdWorker(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	return newWorker(store, env.Clock, log, wf, box, msg.sender).Run(ctx)
+	return newWorker(store, env.Clock, log, wf, box, msg.sender, targets(env)).Run(ctx)
 }
 
 // cmdOutbox lists what an account's automations and notifications produced.

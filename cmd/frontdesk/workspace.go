@@ -46,7 +46,7 @@ func cmdWorkspace(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	if err := workspace.Validate(parsed, nil); err != nil && !onlyReferenceProblems(err) {
+	if err := workspace.Validate(parsed, &workspace.Known{Targets: targets(env)}); err != nil && !onlyReferenceProblems(err) {
 		return err
 	}
 	store, err := openStore(ctx, *f.dsn, nil)
@@ -54,7 +54,7 @@ func cmdWorkspace(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	defer store.Close()
-	res, err := (&workspace.Applier{DB: store, Now: env.Clock.Now, HashPassword: password.Hash, Secrets: box, Getenv: env.Getenv}).ApplyFile(ctx, parsed)
+	res, err := (&workspace.Applier{DB: store, Now: env.Clock.Now, HashPassword: password.Hash, Secrets: box, Getenv: env.Getenv, Targets: targets(env)}).ApplyFile(ctx, parsed)
 	if err != nil {
 		return err
 	}

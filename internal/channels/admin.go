@@ -17,6 +17,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 )
 
@@ -55,7 +56,10 @@ var channelKey = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,49}$`)
 // are sealed with box: a server without FRONTDESK_SECRET_KEY refuses to
 // store any. An unknown key on update is NOT_FOUND; a taken key on create
 // is refused.
-func SaveEdit(ctx context.Context, tx *db.Tx, box *secrets.Box, acct account.Account, in Edit, create bool, now time.Time) (Channel, []string, error) {
+//
+// targets is the server's outbound policy: an API address or SMTP host it
+// does not allow is refused here (CheckTargets), as in the workspace file.
+func SaveEdit(ctx context.Context, tx *db.Tx, box *secrets.Box, targets outbound.Policy, acct account.Account, in Edit, create bool, now time.Time) (Channel, []string, error) {
 	in.Key, in.From, in.APIBase = strings.TrimSpace(in.Key), strings.TrimSpace(in.From), strings.TrimSpace(in.APIBase)
 	var cur Channel
 	exists := false
@@ -109,6 +113,10 @@ func SaveEdit(ctx context.Context, tx *db.Tx, box *secrets.Box, acct account.Acc
 	if field, err := ch.Validate(); err != nil {
 		return Channel{}, nil, errs.New(errs.ValidationError, "%s %s", field, err.Error())
 	}
+	if field, err := CheckTargets(ch, targets); err != nil {
+		return Channel{}, nil, &errs.Error{Code: errs.ValidationError, Message: targetRefusals[field],
+			Details: map[string]any{"field": field, "reason": err.Error()}}
+	}
 	if len(ch.Credentials) > 0 && !box.HasKey() {
 		return Channel{}, nil, errs.New(errs.ValidationError, "This server has no %s: it cannot store channel credentials. Set it and restart the server.", secrets.EnvKey)
 	}
@@ -126,6 +134,14 @@ func SaveEdit(ctx context.Context, tx *db.Tx, box *secrets.Box, acct account.Acc
 	}
 	ch.ID, ch.UUID, ch.Credentials = id, uuid, nil
 	return ch, changed, nil
+}
+
+// targetRefusals are the settings form's words for CheckTargets' fields
+// (fixed sentences, so the dashboard's catalogue translates them).
+var targetRefusals = map[string]string{
+	"api_base":         "The API address must be a public http or https address.",
+	"credentials.host": "The SMTP host must be a public host name or address.",
+	"credentials.port": "The SMTP port must be a number from 1 to 65535.",
 }
 
 // newUUID is a random (version 4) UUID for a new channel's callback URLs.

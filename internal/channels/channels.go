@@ -14,10 +14,15 @@ package channels
 import (
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
+	"sync"
 	"time"
+
+	"github.com/frontdesk/frontdesk/internal/outbound"
 )
 
 // Channel types and providers.
@@ -106,20 +111,87 @@ type Logger interface {
 }
 
 // Providers sends through the right provider for a channel. Its zero value
-// works (a default HTTP client, SMTP with the system's roots).
+// works (public targets only, SMTP with the system's roots).
 type Providers struct {
-	HTTP *http.Client
-	// SMTPTLS lets tests trust their own SMTP server's certificate.
+	// Targets decides which addresses a channel's API address and SMTP
+	// host may reach (docs/api-notes.md, "Outbound targets"): every
+	// connection of every provider dials through it.
+	Targets outbound.Policy
+	// Timeout bounds one HTTP call to a provider (default 15 s).
+	Timeout time.Duration
+	// SMTP lets tests trust their own SMTP server's certificate.
 	SMTP SMTPOptions
 	Log  Logger
 	Now  func() time.Time
+
+	once sync.Once
+	hc   *http.Client
 }
 
+// client is the providers' one HTTP client: guarded by Targets, no
+// redirects, shared so connections to a provider are reused.
 func (p *Providers) client() *http.Client {
-	if p.HTTP != nil {
-		return p.HTTP
+	p.once.Do(func() {
+		timeout := p.Timeout
+		if timeout <= 0 {
+			timeout = 15 * time.Second
+		}
+		p.hc = p.Targets.HTTPClient(timeout)
+	})
+	return p.hc
+}
+
+// CheckTargets reports the field of ch that names a target Frontdesk may
+// not connect to (its API address; an SMTP channel's host and port), with
+// the reason. Every door that saves a channel calls it.
+func CheckTargets(ch Channel, p outbound.Policy) (field string, err error) {
+	if base := strings.TrimSpace(ch.APIBase); base != "" {
+		if err := p.CheckURL(base); err != nil {
+			return "api_base", err
+		}
 	}
-	return &http.Client{Timeout: 15 * time.Second}
+	if ch.Provider == ProviderSMTP {
+		if host := strings.TrimSpace(ch.Credentials["host"]); host != "" {
+			if err := p.CheckHost(host); err != nil {
+				return "credentials.host", fmt.Errorf("%q %v", host, err)
+			}
+		}
+		if _, err := smtpPort(ch); err != nil {
+			return "credentials.port", err
+		}
+	}
+	return "", nil
+}
+
+// transportError is a failure to reach a provider, in words a user may
+// see (outbound.Describe) with no secret in them. A refused target is
+// permanent: only a new address fixes it.
+func transportError(provider string, err error) *Error {
+	if errors.Is(err, outbound.ErrNotAllowed) {
+		return &Error{Message: outbound.ErrNotAllowed.Error()}
+	}
+	return &Error{Message: provider + ": " + outbound.Describe(err), Retryable: true}
+}
+
+// providerError is a provider's refusal as a user may see it: its
+// documented error code and message only, cut to outbound.MaxShown
+// characters, with every credential of the channel taken out (a service
+// that echoes what it was sent must not show the secrets back).
+func providerError(ch Channel, provider string, status int, code, message string, retryable bool) *Error {
+	secrets := make([]string, 0, len(ch.Credentials)+1)
+	for _, v := range ch.Credentials {
+		secrets = append(secrets, v)
+	}
+	if sid, token := ch.Credentials["account_sid"], ch.Credentials["auth_token"]; sid != "" && token != "" {
+		secrets = append(secrets, base64.StdEncoding.EncodeToString([]byte(sid+":"+token))) // HTTP Basic, as sent
+	}
+	for _, v := range secrets {
+		if len(v) >= 4 {
+			message = strings.ReplaceAll(message, v, "[redacted]")
+			code = strings.ReplaceAll(code, v, "[redacted]")
+		}
+	}
+	return &Error{Status: status, Code: outbound.Cut(code, 40), Message: provider + ": " + outbound.Cut(message, outbound.MaxShown), Retryable: retryable}
 }
 
 // Send delivers m through ch.
@@ -133,7 +205,7 @@ func (p *Providers) Send(ctx context.Context, ch Channel, m Outgoing) (Result, e
 	case ProviderMeta:
 		return sendMeta(ctx, p.client(), ch, m)
 	case ProviderSMTP:
-		return sendSMTP(ctx, p.SMTP, ch, m)
+		return sendSMTP(ctx, p.SMTP, p.Targets, ch, m)
 	case ProviderLog:
 		return p.sendLog(ch, m), nil
 	}

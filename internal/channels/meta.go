@@ -62,7 +62,7 @@ func sendMeta(ctx context.Context, hc *http.Client, ch Channel, m Outgoing) (Res
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := hc.Do(req)
 	if err != nil {
-		return Result{}, &Error{Message: "meta: " + redact(err.Error(), token), Retryable: true}
+		return Result{}, transportError("meta", err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -79,8 +79,8 @@ func sendMeta(ctx context.Context, hc *http.Client, ch Channel, m Outgoing) (Res
 			msg = http.StatusText(resp.StatusCode)
 		}
 		code := e.Error.Code.String()
-		return Result{}, &Error{Status: resp.StatusCode, Code: code, Message: "meta: " + msg,
-			Retryable: resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 || metaRetryable[code]}
+		return Result{}, providerError(ch, "meta", resp.StatusCode, code, msg,
+			resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 || metaRetryable[code])
 	}
 	var ok struct {
 		Messages []struct {

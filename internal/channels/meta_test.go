@@ -12,6 +12,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/channels/channelstest"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 )
 
 func TestMetaSend(t *testing.T) {
@@ -23,7 +24,7 @@ func TestMetaSend(t *testing.T) {
 		Templates:   map[string]channels.Template{"booking_confirmation": {Name: "cita_confirmar", Language: "es"}}}
 	bad := ch
 	bad.Credentials = map[string]string{"phone_number_id": "1234", "access_token": "wrong"}
-	p := &channels.Providers{}
+	p := &channels.Providers{Targets: outbound.Policy{AllowPrivate: true}}
 	for _, test := range []struct {
 		name, kind, to string
 		ch             channels.Channel

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/wneessen/go-mail"
+
+	"github.com/frontdesk/frontdesk/internal/outbound"
 )
 
 // SMTPOptions tune the SMTP provider; the zero value is production's.
@@ -33,15 +35,11 @@ var defaultSubjects = map[string]string{
 // sendSMTP sends a plain-text mail: STARTTLS when the server offers it
 // (go-mail's opportunistic policy), SMTP AUTH when a username is set. The
 // Message-ID, generated here under the sender's domain, is the provider id.
-func sendSMTP(ctx context.Context, o SMTPOptions, ch Channel, m Outgoing) (Result, error) {
+func sendSMTP(ctx context.Context, o SMTPOptions, targets outbound.Policy, ch Channel, m Outgoing) (Result, error) {
 	host := ch.Credentials["host"]
-	port := 587
-	if p := ch.Credentials["port"]; p != "" {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 1 || n > 65535 {
-			return Result{}, &Error{Message: "smtp: port must be 1..65535"}
-		}
-		port = n
+	port, err := smtpPort(ch)
+	if err != nil {
+		return Result{}, &Error{Message: "smtp: " + err.Error()}
 	}
 	timeout := o.Timeout
 	if timeout <= 0 {
@@ -54,7 +52,8 @@ func sendSMTP(ctx context.Context, o SMTPOptions, ch Channel, m Outgoing) (Resul
 	if tlsConf.ServerName == "" {
 		tlsConf.ServerName = host // the certificate must name the host the channel dials
 	}
-	opts := []mail.Option{mail.WithPort(port), mail.WithTimeout(timeout), mail.WithTLSPolicy(mail.TLSOpportunistic), mail.WithTLSConfig(tlsConf)}
+	opts := []mail.Option{mail.WithPort(port), mail.WithTimeout(timeout), mail.WithTLSPolicy(mail.TLSOpportunistic), mail.WithTLSConfig(tlsConf),
+		mail.WithDialContextFunc(targets.DialContext(timeout))}
 	if user := ch.Credentials["username"]; user != "" {
 		opts = append(opts, mail.WithSMTPAuth(mail.SMTPAuthAutoDiscover), mail.WithUsername(user), mail.WithPassword(ch.Credentials["password"]))
 	}
@@ -88,17 +87,40 @@ func sendSMTP(ctx context.Context, o SMTPOptions, ch Channel, m Outgoing) (Resul
 	msg.SetMessageIDWithValue(id)
 	msg.SetBodyString(mail.TypeTextPlain, m.Body)
 	if err := c.DialAndSendWithContext(ctx, msg); err != nil {
-		pw := ch.Credentials["password"]
-		var se *mail.SendError
-		retry := true
-		var te *textproto.Error
-		switch {
-		case errors.As(err, &te): // an SMTP reply: 5xx is permanent (bad login, unknown user)
-			retry = te.Code < 500
-		case errors.As(err, &se):
-			retry = se.IsTemp() || se.ErrorCode() == 0
-		}
-		return Result{}, &Error{Message: fmt.Sprintf("smtp: %s", redact(err.Error(), pw)), Retryable: retry}
+		return Result{}, smtpError(ch, err)
 	}
 	return Result{ProviderID: id}, nil
+}
+
+// smtpPort is the channel's SMTP port (default 587).
+func smtpPort(ch Channel) (int, error) {
+	p := strings.TrimSpace(ch.Credentials["port"])
+	if p == "" {
+		return 587, nil
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 || n > 65535 {
+		return 0, fmt.Errorf("port must be 1..65535")
+	}
+	return n, nil
+}
+
+// smtpError is a failed send as a user may see it: the server's reply code
+// and text (cut, no credentials) when it answered, else only whether it
+// could be reached (outbound.Describe). A 5xx reply is permanent (a bad
+// login, an unknown recipient); everything else is tried again.
+func smtpError(ch Channel, err error) *Error {
+	var te *textproto.Error
+	if errors.As(err, &te) {
+		return providerError(ch, "smtp", 0, strconv.Itoa(te.Code), te.Msg, te.Code < 500)
+	}
+	var se *mail.SendError
+	if errors.As(err, &se) {
+		code := ""
+		if se.ErrorCode() != 0 {
+			code = strconv.Itoa(se.ErrorCode())
+		}
+		return providerError(ch, "smtp", 0, code, se.Reason.String(), se.IsTemp() || se.ErrorCode() == 0)
+	}
+	return transportError("smtp", err)
 }

@@ -11,13 +11,14 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/channels/channelstest"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 )
 
 func TestSMTPSend(t *testing.T) {
 	box, port, pool := channelstest.StartMailbox(t)
 	ch := channels.Channel{Key: "mail", Type: channels.TypeEmail, Provider: channels.ProviderSMTP, From: "citas@acme.test", Active: true,
 		Credentials: map[string]string{"host": "127.0.0.1", "port": strconv.Itoa(port), "username": "citas", "password": "smtp-pass"}}
-	p := &channels.Providers{SMTP: channels.SMTPOptions{TLSConfig: &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}, Timeout: 5 * time.Second}}
+	p := &channels.Providers{Targets: outbound.Policy{AllowPrivate: true}, SMTP: channels.SMTPOptions{TLSConfig: &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}, Timeout: 5 * time.Second}}
 	res, err := p.Send(context.Background(), ch, channels.Outgoing{Kind: "booking_confirmation", To: "nora@example.com", Body: "¿Confirmas tu cita? Responde SÍ o NO."})
 	if err != nil {
 		t.Fatal(err)

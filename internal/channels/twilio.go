@@ -54,7 +54,7 @@ func sendTwilio(ctx context.Context, hc *http.Client, ch Channel, m Outgoing) (R
 	req.Header.Set("Accept", "application/json")
 	resp, err := hc.Do(req)
 	if err != nil {
-		return Result{}, &Error{Message: "twilio: " + redact(err.Error(), token), Retryable: true}
+		return Result{}, transportError("twilio", err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -67,8 +67,8 @@ func sendTwilio(ctx context.Context, hc *http.Client, ch Channel, m Outgoing) (R
 		if e.Message == "" {
 			e.Message = http.StatusText(resp.StatusCode)
 		}
-		return Result{}, &Error{Status: resp.StatusCode, Code: e.Code.String(), Message: "twilio: " + e.Message,
-			Retryable: resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500}
+		return Result{}, providerError(ch, "twilio", resp.StatusCode, e.Code.String(), e.Message,
+			resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500)
 	}
 	var ok struct {
 		SID         string `json:"sid"`
@@ -85,13 +85,6 @@ func sendTwilio(ctx context.Context, hc *http.Client, ch Channel, m Outgoing) (R
 		}
 	}
 	return res, nil
-}
-
-func redact(s, secret string) string {
-	if secret == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, secret, "[redacted]")
 }
 
 // TwilioSignature computes X-Twilio-Signature: base64 of HMAC-SHA1 keyed

@@ -9,6 +9,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/channels/channelstest"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 )
 
 func TestTwilioSend(t *testing.T) {
@@ -21,7 +22,7 @@ func TestTwilioSend(t *testing.T) {
 	wa.Type = channels.TypeWhatsApp
 	wrongToken := sms
 	wrongToken.Credentials = map[string]string{"account_sid": fake.SID, "auth_token": "nope"}
-	p := &channels.Providers{}
+	p := &channels.Providers{Targets: outbound.Policy{AllowPrivate: true}}
 	for _, test := range []struct {
 		name      string
 		ch        channels.Channel

@@ -41,6 +41,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/password"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 	"github.com/frontdesk/frontdesk/internal/workspace"
@@ -86,8 +87,12 @@ type Config struct {
 	// Secrets seals the webhook secrets the settings pages store (nil: no
 	// FRONTDESK_SECRET_KEY, stored as given, like the workspace file's).
 	Secrets *secrets.Box
-	// Providers sends the channels page's test messages (nil: defaults).
+	// Providers sends the channels page's test messages (nil: defaults
+	// with Targets).
 	Providers *channels.Providers
+	// Targets is the outbound policy channel addresses and webhook URLs
+	// saved on the settings pages must pass (docs/api-notes.md).
+	Targets outbound.Policy
 }
 
 // Dashboard serves /app/.
@@ -105,6 +110,7 @@ type Dashboard struct {
 	publicURL          string
 	secrets            *secrets.Box
 	providers          *channels.Providers
+	targets            outbound.Policy
 	pages              map[string]map[string]*template.Template // language → page → template
 	mux                *http.ServeMux
 }
@@ -124,7 +130,7 @@ func New(cfg Config) (*Dashboard, error) {
 		cfg.MaxAge = 7 * 24 * time.Hour
 	}
 	if cfg.Providers == nil {
-		cfg.Providers = &channels.Providers{}
+		cfg.Providers = &channels.Providers{Targets: cfg.Targets}
 	}
 	if cfg.SignInLimit <= 0 {
 		cfg.SignInLimit = 5
@@ -136,7 +142,7 @@ func New(cfg Config) (*Dashboard, error) {
 		cfg.SignInWindow = 15 * time.Minute
 	}
 	d := &Dashboard{db: cfg.DB, clock: cfg.Clock, log: cfg.Log, idle: cfg.IdleTimeout, max: cfg.MaxAge,
-		signInLimit: cfg.SignInLimit, signInAddressLimit: cfg.SignInAddressLimit, signInWindow: cfg.SignInWindow, publicURL: cfg.PublicURL, secrets: cfg.Secrets, providers: cfg.Providers, mux: http.NewServeMux()}
+		signInLimit: cfg.SignInLimit, signInAddressLimit: cfg.SignInAddressLimit, signInWindow: cfg.SignInWindow, publicURL: cfg.PublicURL, secrets: cfg.Secrets, providers: cfg.Providers, targets: cfg.Targets, mux: http.NewServeMux()}
 	if err := d.parseTemplates(); err != nil {
 		return nil, err
 	}

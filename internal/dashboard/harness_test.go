@@ -23,6 +23,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/dashboard"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/httpapi"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/password"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
@@ -67,14 +68,14 @@ func newHarnessWith(t *testing.T, store *db.DB, configure func(*dashboard.Config
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := (&workspace.Applier{DB: store, Now: h.clock.Now, HashPassword: password.Hash}).Apply(context.Background(), data)
+		res, err := (&workspace.Applier{DB: store, Now: h.clock.Now, HashPassword: password.Hash, Targets: outbound.Policy{AllowPrivate: true}}).Apply(context.Background(), data)
 		if err != nil {
 			t.Fatalf("apply %s: %v", f, err)
 		}
 		h.merge(res)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg := dashboard.Config{DB: store, Clock: h.clock, Log: log}
+	cfg := dashboard.Config{DB: store, Clock: h.clock, Log: log, Targets: outbound.Policy{AllowPrivate: true}}
 	if configure != nil {
 		configure(&cfg)
 	}

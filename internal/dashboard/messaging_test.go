@@ -14,6 +14,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/dashboard"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/password"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 	"github.com/frontdesk/frontdesk/internal/workspace"
@@ -65,7 +66,7 @@ func (h *harness) applyChannels() {
 		h.t.Fatal(err)
 	}
 	for _, f := range []string{acmeChannels, otherChannels} {
-		a := &workspace.Applier{DB: h.store, Now: h.clock.Now, HashPassword: password.Hash, Secrets: box,
+		a := &workspace.Applier{DB: h.store, Now: h.clock.Now, HashPassword: password.Hash, Secrets: box, Targets: outbound.Policy{AllowPrivate: true},
 			Getenv: func(name string) string { return channelSecrets[name] }}
 		res, err := a.Apply(context.Background(), []byte(f))
 		if err != nil {

@@ -184,7 +184,7 @@ func (d *Dashboard) createWebhook(w http.ResponseWriter, r *http.Request, s *ses
 	}
 	var created jobs.Webhook
 	err = d.audited(r.Context(), s, func(tx *db.Tx) (string, string, string, string, error) {
-		created, err = jobs.CreateWebhook(r.Context(), tx, s.Account, jobs.NewWebhook{URL: r.PostForm.Get("url"), Events: r.PostForm["events"], SealedSecret: sealed})
+		created, err = jobs.CreateWebhook(r.Context(), tx, s.Account, jobs.NewWebhook{URL: r.PostForm.Get("url"), Events: r.PostForm["events"], SealedSecret: sealed, Targets: d.targets})
 		if err != nil {
 			return "", "", "", "", err
 		}
@@ -649,7 +649,7 @@ func (d *Dashboard) updateChannel(w http.ResponseWriter, r *http.Request, s *ses
 func (d *Dashboard) saveChannel(w http.ResponseWriter, r *http.Request, s *session, in channels.Edit, create bool) error {
 	var saved channels.Channel
 	err := d.audited(r.Context(), s, func(tx *db.Tx) (string, string, string, string, error) {
-		ch, changed, err := channels.SaveEdit(r.Context(), tx, d.secrets, s.Account, in, create, d.clock.Now())
+		ch, changed, err := channels.SaveEdit(r.Context(), tx, d.secrets, d.targets, s.Account, in, create, d.clock.Now())
 		if err != nil {
 			return "", "", "", "", err
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/httpapi"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
@@ -65,7 +66,7 @@ func (h *harness) apply(path string) *workspace.Result {
 
 func (h *harness) applyData(data []byte) *workspace.Result {
 	h.t.Helper()
-	res, err := (&workspace.Applier{DB: h.store, Now: h.clock.Now}).Apply(context.Background(), data)
+	res, err := (&workspace.Applier{DB: h.store, Now: h.clock.Now, Targets: outbound.Policy{AllowPrivate: true}}).Apply(context.Background(), data)
 	if err != nil {
 		h.t.Fatalf("apply: %v", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/password"
 	"github.com/frontdesk/frontdesk/internal/pipeline"
 	"github.com/frontdesk/frontdesk/internal/relay"
@@ -59,6 +60,9 @@ type Config struct {
 	// Getenv reads the {env: NAME} credentials of workspace files applied
 	// over the admin route (nil: os.Getenv).
 	Getenv func(string) string
+	// Targets is the outbound policy workspace files applied over the admin
+	// route must pass (docs/api-notes.md, "Outbound targets").
+	Targets outbound.Policy
 }
 
 // Server serves the public API, the admin routes and the operational
@@ -101,7 +105,7 @@ func NewServer(cfg Config) *Server {
 		adminToken: cfg.AdminToken,
 		metricsKey: cfg.MetricsToken,
 		auth:       &account.Authenticator{DB: cfg.DB, Clock: cfg.Clock},
-		workspace:  &workspace.Applier{DB: cfg.DB, Now: cfg.Clock.Now, HashPassword: password.Hash, Secrets: cfg.Secrets, Getenv: getenvOr(cfg.Getenv)},
+		workspace:  &workspace.Applier{DB: cfg.DB, Now: cfg.Clock.Now, HashPassword: password.Hash, Secrets: cfg.Secrets, Getenv: getenvOr(cfg.Getenv), Targets: cfg.Targets},
 		metrics:    newMetrics(cfg.Registry, cfg.DB),
 		ingester:   &pipeline.Ingester{DB: cfg.DB, Wait: cfg.BatchWait},
 		timeout:    cfg.RequestTimeout,

@@ -16,6 +16,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/jobs"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 )
 
 // Outbound webhooks (beyond the contract): each write emits its event, in
@@ -75,7 +76,7 @@ webhooks: [{key: all, url: "` + recv.URL + `", secret: whsec}]`))
 		// A dry run and a refused request emit nothing.
 		ingest(h, webNode, map[string]any{"clients": rows(map[string]any{"phone_number": "+34611777004"}), "dry_run": true}).must(t, 200)
 
-		fx := &jobs.Effects{Clock: h.clock}
+		fx := &jobs.Effects{Clock: h.clock, Targets: outbound.Policy{AllowPrivate: true}}
 		w := &jobs.Worker{DB: store, Clock: h.clock, Handlers: fx.Handlers(), Calls: fx.Calls()}
 		for i := 0; i < 10; i++ {
 			if n, err := w.RunOnce(t.Context()); err != nil || n == 0 {

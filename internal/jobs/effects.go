@@ -13,6 +13,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 )
 
@@ -20,7 +21,13 @@ import (
 type Effects struct {
 	Clock  clock.Clock
 	Sender Sender
-	HTTP   *http.Client
+	// Targets decides which addresses webhook deliveries may reach
+	// (docs/api-notes.md, "Outbound targets"); the zero value allows only
+	// public ones. Deliveries follow no redirect.
+	Targets outbound.Policy
+	// WebhookTimeout bounds one delivery (default 10 s).
+	WebhookTimeout time.Duration
+	http           *http.Client
 	// Secrets opens webhook secrets sealed at rest (the stored value, and
 	// the copy in a delivery job's payload, stay sealed until the request is
 	// signed); nil opens only plaintext secrets.
@@ -32,8 +39,12 @@ func (e *Effects) Handlers() map[string]Handler {
 	if e.Sender == nil {
 		e.Sender = RecordOnly{}
 	}
-	if e.HTTP == nil {
-		e.HTTP = &http.Client{Timeout: 10 * time.Second}
+	if e.http == nil {
+		timeout := e.WebhookTimeout
+		if timeout <= 0 {
+			timeout = 10 * time.Second
+		}
+		e.http = e.Targets.HTTPClient(timeout)
 	}
 	return map[string]Handler{
 		KindStageArrival:    e.stageArrival,
@@ -245,7 +256,10 @@ func (e *Effects) postWebhook(ctx context.Context, store *db.DB, acct account.Ac
 	if err != nil {
 		return countAttempt, fmt.Errorf("webhook delivery %d: cannot open its signing secret: %w", m.ID, err)
 	}
-	if err := postWebhookRequest(ctx, e.HTTP, m.Recipient, secret, []byte(m.Body), e.Clock.Now()); err != nil {
+	if err := postWebhookRequest(ctx, e.http, m.Recipient, secret, []byte(m.Body), e.Clock.Now()); err != nil {
+		if errors.Is(err, outbound.ErrNotAllowed) {
+			return countAttempt, Permanent(err) // only another URL fixes it
+		}
 		return countAttempt, err
 	}
 	return nil, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/jobs"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/pipeline"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 	"github.com/frontdesk/frontdesk/internal/workspace"
@@ -59,11 +60,11 @@ func setupWith(t *testing.T, store *db.DB, applyKey, workerKey *secrets.Box) *en
 	data, _ := os.ReadFile("../workspace/testdata/acme.yaml")
 	data = []byte(strings.ReplaceAll(string(data), "https://example.test/new-lead", recv.URL))
 	data = []byte(strings.ReplaceAll(string(data), "https://example.test/hooks", recv.URL+"/hooks"))
-	if _, err := (&workspace.Applier{DB: store, Now: e.clock.Now, Secrets: applyKey}).Apply(context.Background(), data); err != nil {
+	if _, err := (&workspace.Applier{DB: store, Now: e.clock.Now, Secrets: applyKey, Targets: outbound.Policy{AllowPrivate: true}}).Apply(context.Background(), data); err != nil {
 		t.Fatal(err)
 	}
 	e.acct, _ = account.BySlug(context.Background(), store, "acme")
-	fx := &jobs.Effects{Clock: e.clock, Secrets: workerKey}
+	fx := &jobs.Effects{Targets: outbound.Policy{AllowPrivate: true}, Clock: e.clock, Secrets: workerKey}
 	e.worker = &jobs.Worker{DB: store, Clock: e.clock, Handlers: fx.Handlers(), BatchHandlers: fx.BatchHandlers(), Calls: fx.Calls(),
 		Backoff: func(int) time.Duration { return time.Second }}
 	return e
@@ -335,7 +336,7 @@ func TestReclaimedJobIsNotSentTwice(t *testing.T) {
 		slowSender := &countingSender{sent: map[int64]int{}}
 		otherSender := &countingSender{sent: map[int64]int{}}
 		newWorker := func(s jobs.Sender) *jobs.Worker {
-			fx := &jobs.Effects{Clock: e.clock, Sender: s}
+			fx := &jobs.Effects{Targets: outbound.Policy{AllowPrivate: true}, Clock: e.clock, Sender: s}
 			return &jobs.Worker{DB: store, Clock: e.clock, Handlers: fx.Handlers(), BatchHandlers: fx.BatchHandlers(), Calls: fx.Calls(), Concurrency: 1}
 		}
 		slow, other := newWorker(slowSender), newWorker(otherSender)
@@ -420,7 +421,7 @@ func TestCallsRunConcurrently(t *testing.T) {
 		}
 		e.ingest(t, phones, nil)
 		sender := &blockingSender{n: 4, all: make(chan struct{})}
-		fx := &jobs.Effects{Clock: e.clock, Sender: sender}
+		fx := &jobs.Effects{Targets: outbound.Policy{AllowPrivate: true}, Clock: e.clock, Sender: sender}
 		e.worker = &jobs.Worker{DB: store, Clock: e.clock, Handlers: fx.Handlers(), BatchHandlers: fx.BatchHandlers(), Calls: fx.Calls(), Concurrency: 4}
 		e.drain(t)
 		var sent, attempts int

@@ -2,9 +2,12 @@ package jobs_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/jobs"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 )
 
 func TestNormalizeReminders(t *testing.T) {
@@ -40,12 +43,28 @@ func TestNormalizeReminders(t *testing.T) {
 }
 
 func TestValidWebhookURL(t *testing.T) {
-	for url, ok := range map[string]bool{
-		"https://crm.test/in": true, "http://127.0.0.1:8080/x": true,
-		"": false, "ftp://x.test": false, "https://": false, "/relative": false, "javascript:alert(1)": false,
+	for _, test := range []struct {
+		url                  string
+		public, allowPrivate bool
+	}{
+		{"https://crm.test/in", true, true},
+		{"http://127.0.0.1:8080/x", false, true},
+		{"http://10.0.0.5/x", false, true},
+		{"http://169.254.169.254/latest/meta-data/", false, false},
+		{"", false, false}, {"ftp://x.test", false, false}, {"https://", false, false}, {"/relative", false, false},
+		{"javascript:alert(1)", false, false}, {"https://crm.test/" + strings.Repeat("a", jobs.MaxWebhookURL), false, false},
 	} {
-		if err := jobs.ValidWebhookURL(url); (err == nil) != ok {
-			t.Errorf("%q: %v", url, err)
+		for _, c := range []struct {
+			p  outbound.Policy
+			ok bool
+		}{{outbound.Policy{}, test.public}, {outbound.Policy{AllowPrivate: true}, test.allowPrivate}} {
+			err := jobs.ValidWebhookURL(test.url, c.p)
+			if (err == nil) != c.ok {
+				t.Errorf("%q %+v: %v", test.url, c.p, err)
+			}
+			if err != nil && !errs.Is(err, errs.ValidationError) {
+				t.Errorf("%q: %v is not a validation error", test.url, err)
+			}
 		}
 	}
 }

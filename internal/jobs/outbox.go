@@ -7,8 +7,8 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
-	"github.com/frontdesk/frontdesk/internal/clock"
 	"io"
 	"net/http"
 	"strconv"
@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 )
 
 // Outbox message kinds (decisions.md §7).
@@ -372,12 +374,15 @@ func Sign(secret string, body []byte, t time.Time) string {
 	return "t=" + ts + ",v1=" + hex.EncodeToString(mac.Sum(nil))
 }
 
-// postWebhook delivers a signed JSON body; anything but a 2xx is an error
-// (retried with backoff by the worker).
+// postWebhookRequest delivers a signed JSON body; anything but a 2xx is an
+// error (retried with backoff by the worker), a redirect included. The
+// error says only what a user may see in the delivery log: the answer's
+// status, or whether the target could be reached (outbound.Describe) —
+// never the network's words, nor the URL (the log shows it).
 func postWebhookRequest(ctx context.Context, client *http.Client, url, secret string, body []byte, now time.Time) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return err
+		return fmt.Errorf("invalid webhook URL")
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "Frontdesk-Webhooks/1")
@@ -386,12 +391,18 @@ func postWebhookRequest(ctx context.Context, client *http.Client, url, secret st
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("webhook %s: %w", url, err)
+		if errors.Is(err, outbound.ErrNotAllowed) {
+			return outbound.ErrNotAllowed
+		}
+		return errors.New(outbound.Describe(err))
 	}
 	defer resp.Body.Close()
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("webhook %s answered %d", url, resp.StatusCode)
+		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			return fmt.Errorf("answered HTTP %d (redirects are not followed)", resp.StatusCode)
+		}
+		return fmt.Errorf("answered HTTP %d", resp.StatusCode)
 	}
 	return nil
 }

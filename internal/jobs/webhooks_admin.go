@@ -11,13 +11,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 )
 
 // Webhook is one of the account's outbound webhooks; never its secret.
@@ -36,20 +36,34 @@ type NewWebhook struct {
 	URL          string
 	Events       []string
 	SealedSecret string
+	// Targets is the server's outbound policy the URL must pass.
+	Targets outbound.Policy
 }
 
 // MaxWebhookURL caps a webhook's URL (characters).
 const MaxWebhookURL = 2000
 
-// ValidWebhookURL reports a problem with a webhook URL: it must be an
-// absolute http(s) URL.
-func ValidWebhookURL(raw string) error {
-	u, err := url.Parse(raw)
-	if raw == "" || len(raw) > MaxWebhookURL || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return errs.New(errs.ValidationError, "The webhook URL must be an http or https address (at most %d characters).", MaxWebhookURL)
+// ValidWebhookURL reports a problem with a webhook URL: an absolute http(s)
+// URL of at most MaxWebhookURL characters that targets allows
+// (docs/api-notes.md, "Outbound targets"). Every door that saves a webhook
+// (the workspace file, account and automation webhooks, the dashboard)
+// calls it; the error's details say why.
+func ValidWebhookURL(raw string, targets outbound.Policy) error {
+	reason := ""
+	if len(raw) > MaxWebhookURL {
+		reason = fmt.Sprintf("must have 1 to %d characters", MaxWebhookURL)
+	} else if err := targets.CheckURL(raw); err != nil {
+		reason = err.Error()
 	}
-	return nil
+	if reason == "" {
+		return nil
+	}
+	return &errs.Error{Code: errs.ValidationError, Message: WebhookURLRefusal, Details: map[string]any{"reason": reason}}
 }
+
+// WebhookURLRefusal is ValidWebhookURL's message (a fixed sentence, so the
+// dashboard's catalogue translates it; the reason is in the details).
+const WebhookURLRefusal = "The webhook URL must be a public http or https address of at most 2000 characters."
 
 func scanWebhook(row interface{ Scan(...any) error }) (Webhook, error) {
 	var w Webhook
@@ -96,7 +110,7 @@ func WebhookByID(ctx context.Context, q db.Querier, acct account.Account, id int
 // one, each of EventTypes) and returns it.
 func CreateWebhook(ctx context.Context, tx *db.Tx, acct account.Account, in NewWebhook) (Webhook, error) {
 	in.URL = strings.TrimSpace(in.URL)
-	if err := ValidWebhookURL(in.URL); err != nil {
+	if err := ValidWebhookURL(in.URL, in.Targets); err != nil {
 		return Webhook{}, err
 	}
 	if len(in.Events) == 0 {

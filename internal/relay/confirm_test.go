@@ -15,6 +15,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/jobs"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/phone"
 	"github.com/frontdesk/frontdesk/internal/relay"
 	"github.com/frontdesk/frontdesk/internal/workspace"
@@ -97,7 +98,7 @@ func TestConfirmationReplies(t *testing.T) {
 		e := newEnv(t, store)
 		ctx := context.Background()
 		e.hooks.Replies = []relay.ReplyHandler{relay.ConfirmationReplies(e.hooks.Answer)}
-		ws := &workspace.Applier{DB: store, Now: e.clock.Now}
+		ws := &workspace.Applier{DB: store, Now: e.clock.Now, Targets: outbound.Policy{AllowPrivate: true}}
 		if _, err := ws.Apply(ctx, []byte(`account: {slug: acme}
 webhooks: [{key: conf, url: "https://example.test/conf", events: [appointment.confirmation_changed]}]`)); err != nil {
 			t.Fatal(err)
@@ -257,7 +258,7 @@ func TestReminderDeliveryRechecks(t *testing.T) {
 		store.Exec(ctx, `UPDATE appointments SET status = 'cancelled' WHERE id = ?`, cancelled)
 		e.clock.Set(start.Add(-time.Hour)) // every reminder of the first two is due
 		sender := &countingSender{}
-		fx := &jobs.Effects{Clock: e.clock, Sender: sender}
+		fx := &jobs.Effects{Targets: outbound.Policy{AllowPrivate: true}, Clock: e.clock, Sender: sender}
 		w := &jobs.Worker{DB: store, Clock: e.clock, Handlers: fx.Handlers(), Calls: fx.Calls()}
 		for i := 0; i < 5; i++ {
 			if n, err := w.RunOnce(ctx); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/relay"
 )
 
@@ -39,7 +40,7 @@ func TestDeliverDecisions(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		d := &relay.Deliverer{DB: store, Secrets: e.box, Clock: e.clock, Providers: &channels.Providers{Now: e.clock.Now}}
+		d := &relay.Deliverer{DB: store, Secrets: e.box, Clock: e.clock, Providers: &channels.Providers{Targets: outbound.Policy{AllowPrivate: true}, Now: e.clock.Now}}
 		madrid, _ := time.LoadLocation("Europe/Madrid")
 		for _, test := range []struct {
 			name      string

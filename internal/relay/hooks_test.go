@@ -15,6 +15,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/relay"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 	"github.com/frontdesk/frontdesk/internal/workspace"
@@ -48,7 +49,7 @@ func newEnv(t *testing.T, store *db.DB) *env {
 	ctx := context.Background()
 	box, _ := secrets.New([]byte("0123456789abcdef0123456789abcdef"))
 	e := &env{store: store, box: box, clock: clock.NewFake(testNow)}
-	ws := &workspace.Applier{DB: store, Now: e.clock.Now}
+	ws := &workspace.Applier{DB: store, Now: e.clock.Now, Targets: outbound.Policy{AllowPrivate: true}}
 	data, err := os.ReadFile("../workspace/testdata/acme.yaml")
 	if err != nil {
 		t.Fatal(err)

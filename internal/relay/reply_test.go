@@ -13,6 +13,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/jobs"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/relay"
 )
 
@@ -43,8 +44,8 @@ func TestTeamReplyDelivery(t *testing.T) {
 		})
 		worker := func() {
 			t.Helper()
-			d := &relay.Deliverer{DB: store, Secrets: e.box, Clock: e.clock, Providers: &channels.Providers{Now: e.clock.Now}}
-			fx := &jobs.Effects{Clock: e.clock, Sender: relay.JobSender{Deliverer: d}}
+			d := &relay.Deliverer{DB: store, Secrets: e.box, Clock: e.clock, Providers: &channels.Providers{Targets: outbound.Policy{AllowPrivate: true}, Now: e.clock.Now}}
+			fx := &jobs.Effects{Targets: outbound.Policy{AllowPrivate: true}, Clock: e.clock, Sender: relay.JobSender{Deliverer: d}}
 			w := &jobs.Worker{DB: store, Clock: e.clock, Handlers: fx.Handlers(), Calls: fx.Calls()}
 			for i := 0; i < 5; i++ {
 				if n, err := w.RunOnce(ctx); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/jobs"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/phone"
 	"github.com/frontdesk/frontdesk/internal/readcache"
 	"github.com/frontdesk/frontdesk/internal/secrets"
@@ -62,6 +63,9 @@ type Applier struct {
 	Secrets *secrets.Box
 	// Getenv reads {env: NAME} credential values (nil: none are set).
 	Getenv func(string) string
+	// Targets is the server's outbound policy the file's webhook URLs,
+	// channel API addresses and SMTP hosts must pass (zero: public only).
+	Targets outbound.Policy
 }
 
 // Apply parses, validates and applies data in one transaction.
@@ -82,6 +86,7 @@ func (a *Applier) ApplyFile(ctx context.Context, f *File) (*Result, error) {
 		if err != nil {
 			return err
 		}
+		known.Targets = a.Targets
 		if err := Validate(f, known); err != nil {
 			return err
 		}
@@ -89,7 +94,7 @@ func (a *Applier) ApplyFile(ctx context.Context, f *File) (*Result, error) {
 		if err != nil {
 			return err
 		}
-		ap := &applier{tx: tx, f: f, now: a.Now().UTC().Truncate(time.Microsecond), hash: a.HashPassword, box: a.Secrets, creds: creds}
+		ap := &applier{tx: tx, f: f, now: a.Now().UTC().Truncate(time.Microsecond), hash: a.HashPassword, box: a.Secrets, creds: creds, targets: a.Targets}
 		res, err = ap.apply(ctx)
 		if err == nil {
 			// The file may change anything the catalogue snapshots hold.
@@ -111,9 +116,10 @@ type applier struct {
 	hash PasswordHasher
 	box  *secrets.Box
 	// creds are the channels' credentials, resolved (by channel key)
-	creds map[string]map[string]string
-	acct  account.Account
-	res   *Result
+	creds   map[string]map[string]string
+	targets outbound.Policy
+	acct    account.Account
+	res     *Result
 	// stage ids by pipeline key then stage key
 	stages map[string]map[string]int64
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/mail"
-	"net/url"
 	"sort"
 	"strings"
 
@@ -100,8 +99,8 @@ func (c *checker) channels(f *File, known *Known) {
 			seenUUID[u] = true
 		}
 		if ch.APIBase != "" {
-			if u, err := url.Parse(ch.APIBase); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				c.addf(p+".api_base", "%q is not an http(s) URL", ch.APIBase)
+			if field, err := channels.CheckTargets(channels.Channel{APIBase: ch.APIBase}, known.Targets); err != nil {
+				c.addf(p+"."+field, "%q %v", ch.APIBase, err)
 			}
 		}
 		if ch.From != "" {
@@ -255,11 +254,17 @@ func (ap *applier) channels(ctx context.Context) error {
 				cur.Templates[k] = channels.Template{Name: t.Name, Language: t.Language}
 			}
 		}
-		if creds, ok := ap.creds[spec.Key]; ok {
+		creds, credsGiven := ap.creds[spec.Key]
+		if credsGiven {
 			cur.Credentials = creds
 		}
 		if field, err := cur.Validate(); err != nil {
 			return &Error{Problems: []string{fmt.Sprintf("channels[%d].%s: %v", i, field, err)}}
+		}
+		if credsGiven { // the API address was checked with the file; an SMTP host arrives with the credentials
+			if field, err := channels.CheckTargets(channels.Channel{Provider: cur.Provider, Credentials: creds}, ap.targets); err != nil {
+				return &Error{Problems: []string{fmt.Sprintf("channels[%d].%s: %v", i, field, err)}}
+			}
 		}
 		_, uuid, err := channels.Save(ctx, ap.tx, ap.box, ap.acct, cur, newUUID(), ap.now)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
@@ -40,7 +41,7 @@ func TestChannelsInWorkspace(t *testing.T) {
 		ctx := context.Background()
 		now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 		box := testBox(t)
-		ap := &workspace.Applier{DB: store, Now: func() time.Time { return now }, Secrets: box, Getenv: channelEnv}
+		ap := &workspace.Applier{DB: store, Now: func() time.Time { return now }, Secrets: box, Getenv: channelEnv, Targets: outbound.Policy{AllowPrivate: true}}
 		res, err := ap.Apply(ctx, []byte(channelsFile))
 		if err != nil {
 			t.Fatal(err)
@@ -94,7 +95,7 @@ messaging: {quiet_hours: "22:00-08:00"}
 		// credentials again is refused, naming them; one that does repairs
 		// the channel.
 		rotated, _ := secrets.New([]byte("fedcba9876543210fedcba9876543210"))
-		other := &workspace.Applier{DB: store, Now: func() time.Time { return now }, Secrets: rotated, Getenv: channelEnv}
+		other := &workspace.Applier{DB: store, Now: func() time.Time { return now }, Secrets: rotated, Getenv: channelEnv, Targets: outbound.Policy{AllowPrivate: true}}
 		_, err = other.Apply(ctx, []byte("account: {slug: acme}\nchannels: [{key: sms, from: \"+34910000008\"}]\n"))
 		if err == nil || !strings.Contains(err.Error(), "channels[0].credentials: the stored credentials do not open") {
 			t.Fatalf("partial apply under another key: %v", err)
@@ -119,7 +120,7 @@ messaging: {quiet_hours: "22:00-08:00"}
 		} {
 			t.Run(test.name, func(t *testing.T) {
 				before := snapshot(t, store)
-				_, err := (&workspace.Applier{DB: store, Now: func() time.Time { return now }, Secrets: test.box, Getenv: test.getenv}).Apply(ctx, []byte(channelsFile))
+				_, err := (&workspace.Applier{DB: store, Now: func() time.Time { return now }, Secrets: test.box, Getenv: test.getenv, Targets: outbound.Policy{AllowPrivate: true}}).Apply(ctx, []byte(channelsFile))
 				var werr *workspace.Error
 				if !errors.As(err, &werr) || !strings.Contains(err.Error(), test.want) {
 					t.Fatalf("err = %v, want a problem %q", err, test.want)

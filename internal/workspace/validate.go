@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"net/mail"
-	"net/url"
 	"reflect"
 	"regexp"
 	"sort"
@@ -13,7 +12,9 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/jobs"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/phone"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 )
@@ -139,6 +140,19 @@ func (c *checker) limits(l *LimitsSpec) {
 	}
 }
 
+// webhookURL checks a webhook's URL with the one rule every door uses.
+func (c *checker) webhookURL(path, v string, targets outbound.Policy) {
+	if err := jobs.ValidWebhookURL(v, targets); err != nil {
+		reason := "is not allowed"
+		if e, ok := err.(*errs.Error); ok {
+			if d, ok := e.Details.(map[string]any); ok {
+				reason, _ = d["reason"].(string)
+			}
+		}
+		c.addf(path, "%q %s", v, reason)
+	}
+}
+
 func (c *checker) color(path, v string) {
 	if v != "" && !colorRE.MatchString(v) {
 		c.addf(path, "%q is not a hex colour like #1565c0", v)
@@ -184,6 +198,10 @@ type Known struct {
 	// DefaultRegion is the stored account's, for phones of a file that
 	// does not give it.
 	DefaultRegion string
+	// Targets is the server's outbound policy: webhook URLs and channel
+	// addresses must pass it (docs/api-notes.md, "Outbound targets"). The
+	// zero value allows public targets only.
+	Targets outbound.Policy
 }
 
 func union(a, b map[string]bool) map[string]bool {
@@ -322,9 +340,7 @@ func Validate(f *File, known *Known) error {
 	for i, w := range f.Webhooks {
 		path := fmt.Sprintf("webhooks[%d]", i)
 		if w.keys.has("url") || !known.Webhooks[w.Key] {
-			if u, err := url.Parse(w.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				c.addf(path+".url", "%q is not an http(s) URL", w.URL)
-			}
+			c.webhookURL(path+".url", w.URL, known.Targets)
 		}
 		c.secret(path+".secret", w.Secret)
 		for j, e := range w.Events {
@@ -371,9 +387,7 @@ func Validate(f *File, known *Known) error {
 						c.required(fmt.Sprintf("%s.steps[%d].template", ap, m), st.Template)
 					}
 				case "webhook":
-					if u, err := url.Parse(au.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-						c.addf(ap+".url", "%q is not an http(s) URL", au.URL)
-					}
+					c.webhookURL(ap+".url", au.URL, known.Targets)
 					c.secret(ap+".secret", au.Secret)
 				}
 			}
