@@ -35,7 +35,7 @@ func newMessaging(env *Env, store *db.DB, log *slog.Logger, box *secrets.Box, pu
 		return messaging{}, err
 	}
 	d := &relay.Deliverer{DB: store, Secrets: box, Clock: clk, Providers: providers, PublicURL: publicURL}
-	hooks := &relay.Hooks{DB: store, Secrets: box, Clock: clk, Answer: relay.QueueAnswer, Metrics: metrics}
+	hooks := &relay.Hooks{DB: store, Secrets: box, Clock: clk, Answer: relay.QueueAnswer, Metrics: metrics, Log: log}
 	// Replies that act (decisions.md §8), first to act wins: a yes/no
 	// answers the client's live seat offer first (its hold is about to
 	// expire), then their pending confirmation request, and only then a

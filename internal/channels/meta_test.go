@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -100,22 +101,66 @@ func TestParseMetaWebhook(t *testing.T) {
 		"messages":[{"from":"34600111222","id":"wamid.IN1","timestamp":"1764000000","type":"text","text":{"body":"SI"}},
 		            {"from":"34600111222","id":"wamid.IN2","timestamp":"1764000001","type":"image","image":{"caption":"mi radiografía","mime_type":"image/jpeg","id":"m1"}}],
 		"statuses":[{"id":"wamid.OUT1","status":"failed","timestamp":"1764000002","recipient_id":"34600111222","errors":[{"code":131026,"title":"Message undeliverable"}]}]}}]}]}`
-	ins, sts, err := channels.ParseMetaWebhook([]byte(body))
+	d, err := channels.ParseMetaWebhook([]byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}
+	ins, sts := d.Inbound, d.Statuses
 	if len(ins) != 2 || ins[0].From != "+34600111222" || ins[0].Body != "SI" || ins[0].Name != "Nora" || ins[0].ProviderID != "wamid.IN1" {
 		t.Errorf("inbound = %+v", ins)
 	}
 	if len(ins[1].Media) != 1 || ins[1].Media[0].Kind != "image" || ins[1].Body != "mi radiografía" {
 		t.Errorf("media = %+v", ins[1])
 	}
-	if len(sts) != 1 || sts[0].Status != "failed" || sts[0].ErrorCode != "131026" {
-		t.Errorf("statuses = %+v", sts)
+	if len(sts) != 1 || sts[0].Status != "failed" || sts[0].ErrorCode != "131026" || len(d.Skipped) != 0 {
+		t.Errorf("statuses = %+v, skipped %v", sts, d.Skipped)
 	}
-	for _, bad := range []string{`not json`, `{"entry":[{"changes":[{"value":{"messages":[{"type":"text"}]}}]}]}`, `{"entry":"x"}`} {
-		if _, _, err := channels.ParseMetaWebhook([]byte(bad)); err == nil {
+	// Not JSON, or not a webhook's frame: the delivery is refused.
+	for _, bad := range []string{`not json`, `{"entry":"x"}`, `[]`, `{"entry":[{"changes":[{"value":{"messages":{}}}]}]}`,
+		`{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":1}}}]}]}`} {
+		if _, err := channels.ParseMetaWebhook([]byte(bad)); err == nil {
 			t.Errorf("%s accepted", bad)
+		}
+	}
+}
+
+// A message or status that cannot be used is left out and named (where
+// and why, never its text); the others of the delivery are kept.
+func TestParseMetaWebhookSkips(t *testing.T) {
+	body := `{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"1234"},
+		"contacts":[{"profile":{"name":"Nora"},"wa_id":"34600111222"}, [1]],
+		"messages":[{"from":"34600111222","id":"wamid.1","type":"text","text":{"body":"uno"}},
+		            {"from":"34600111222","type":"text","text":{"body":"secreto sin id"}},
+		            {"id":"wamid.3","type":"text","text":{"body":"secreto sin remitente"}},
+		            {"from":"34600111222","id":"wamid.4","type":"text","text":{"body":5}},
+		            {"from":"\u0000","id":"wamid.5"}, {"from":"34600111222","id":"\u0000"}, null, "x",
+		            {"from":"+34600111333","id":"wamid.9","type":"reaction"}],
+		"statuses":[{"status":"read"}, {"id":"wamid.OUT1","status":"delivered"}, {"id":7}, {"id":"wamid.OUT2","errors":{"code":1}}]}}]}]}`
+	d, err := channels.ParseMetaWebhook([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, in := range d.Inbound {
+		ids = append(ids, in.ProviderID+" "+in.From+" "+in.Name+" "+in.Body)
+	}
+	if want := []string{"wamid.1 +34600111222 Nora uno", "wamid.9 +34600111333  "}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("inbound = %q, want %q", ids, want)
+	}
+	if len(d.Statuses) != 1 || d.Statuses[0].ProviderID != "wamid.OUT1" || d.Statuses[0].PhoneNumberID != "1234" {
+		t.Errorf("statuses = %+v", d.Statuses)
+	}
+	const at = "entry[0].changes[0].value."
+	want := []string{at + "contacts[1]: not a contact object",
+		at + "messages[1]: no id", at + "messages[2]: no from", at + "messages[3]: not a message object",
+		at + "messages[4]: no from", at + "messages[5]: no id", at + "messages[6]: no id", at + "messages[7]: not a message object",
+		at + "statuses[0]: no id", at + "statuses[2]: not a status object", at + "statuses[3]: not a status object"}
+	if !reflect.DeepEqual(d.Skipped, want) {
+		t.Errorf("skipped = %q\nwant %q", d.Skipped, want)
+	}
+	for _, why := range d.Skipped {
+		if strings.Contains(why, "secreto") {
+			t.Errorf("a reason carries the text: %q", why)
 		}
 	}
 }

@@ -164,15 +164,17 @@ func twilioStatus(s string) string {
 	return ""
 }
 
-// ParseTwilioStatus reads a status callback's form.
+// ParseTwilioStatus reads a status callback's form; every value goes
+// through CleanText.
 func ParseTwilioStatus(form url.Values) (StatusUpdate, error) {
-	u := StatusUpdate{ProviderID: form.Get("MessageSid"), ErrorCode: form.Get("ErrorCode")}
+	get := func(name string) string { return CleanText(form.Get(name)) }
+	u := StatusUpdate{ProviderID: get("MessageSid"), ErrorCode: get("ErrorCode")}
 	if u.ProviderID == "" {
-		u.ProviderID = form.Get("SmsSid")
+		u.ProviderID = get("SmsSid")
 	}
-	raw := form.Get("MessageStatus")
+	raw := get("MessageStatus")
 	if raw == "" {
-		raw = form.Get("SmsStatus")
+		raw = get("SmsStatus")
 	}
 	if u.ProviderID == "" {
 		return u, fmt.Errorf("MessageSid is required")
@@ -187,14 +189,16 @@ func ParseTwilioStatus(form url.Values) (StatusUpdate, error) {
 	return u, nil
 }
 
-// ParseTwilioInbound reads an incoming message's form.
+// ParseTwilioInbound reads an incoming message's form; every value goes
+// through CleanText (the signature was checked on the raw form before).
 func ParseTwilioInbound(form url.Values) (Inbound, error) {
+	get := func(name string) string { return CleanText(form.Get(name)) }
 	in := Inbound{
-		ProviderID: form.Get("MessageSid"),
-		From:       strings.TrimPrefix(form.Get("From"), "whatsapp:"),
-		To:         strings.TrimPrefix(form.Get("To"), "whatsapp:"),
-		Body:       form.Get("Body"),
-		Name:       form.Get("ProfileName"),
+		ProviderID: get("MessageSid"),
+		From:       strings.TrimPrefix(get("From"), "whatsapp:"),
+		To:         strings.TrimPrefix(get("To"), "whatsapp:"),
+		Body:       get("Body"),
+		Name:       get("ProfileName"),
 	}
 	if in.ProviderID == "" {
 		return in, fmt.Errorf("MessageSid is required")
@@ -207,8 +211,8 @@ func ParseTwilioInbound(form url.Values) (Inbound, error) {
 		return in, fmt.Errorf("NumMedia must be 0..10")
 	}
 	for i := 0; i < n; i++ {
-		mime := form.Get(fmt.Sprintf("MediaContentType%d", i))
-		in.Media = append(in.Media, Media{Kind: mediaKind(mime), MIME: mime, URL: form.Get(fmt.Sprintf("MediaUrl%d", i))})
+		mime := get(fmt.Sprintf("MediaContentType%d", i))
+		in.Media = append(in.Media, Media{Kind: mediaKind(mime), MIME: mime, URL: get(fmt.Sprintf("MediaUrl%d", i))})
 	}
 	return in, nil
 }

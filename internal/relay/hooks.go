@@ -3,8 +3,8 @@ package relay
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/url"
-	"slices"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
@@ -51,6 +51,17 @@ type Hooks struct {
 	Replies []ReplyHandler
 	Answer  Answer
 	Metrics *Metrics
+	Log     *slog.Logger // items of a delivery left out are logged here (nil: slog.Default())
+}
+
+// skipped logs an item of a delivery that was left out: the channel and
+// the reason, never the message's text.
+func (h *Hooks) skipped(ch channels.Channel, reason string) {
+	log := h.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	log.Warn("callback item skipped", "provider", ch.Provider, "channel_uuid", ch.UUID, "account_id", ch.AccountID, "reason", reason)
 }
 
 func forbidden() error { return errs.New(errs.Forbidden, "signature does not verify") }
@@ -106,7 +117,11 @@ func (h *Hooks) TwilioInbound(ctx context.Context, uuid, fullURL string, form ur
 	if in.To != "" && phone.Digits(in.To) != phone.Digits(ch.From) {
 		return nil
 	}
-	return h.inbound(ctx, ch, []channels.Inbound{in}, nil)
+	n, err := phone.ParseWithRegion(in.From, "")
+	if err != nil {
+		return bad("from %q is not an international phone number: %v", in.From, err)
+	}
+	return h.inbound(ctx, ch, []channels.Inbound{in}, []phone.Number{n}, nil)
 }
 
 // MetaVerify handles GET /hooks/whatsapp/{uuid}: the subscription check.
@@ -131,33 +146,49 @@ func (h *Hooks) MetaEvent(ctx context.Context, uuid string, body []byte, signatu
 	if !channels.VerifyMeta(ch.Credentials["app_secret"], body, signature) {
 		return forbidden()
 	}
-	ins, sts, err := channels.ParseMetaWebhook(body)
+	d, err := channels.ParseMetaWebhook(body)
 	if err != nil {
 		return bad("%v", err)
+	}
+	// One message or status that cannot be used does not cost the others
+	// of the delivery (docs/api-notes.md, "Channels"): it is logged and left
+	// out, and the delivery is answered 200 so that Meta does not resend it.
+	for _, why := range d.Skipped {
+		h.skipped(ch, why)
 	}
 	// Meta sends every number of an app to the same webhook, signed with the
 	// same app secret: only this channel's number belongs to its account.
 	own := ch.Credentials["phone_number_id"]
-	ins = slices.DeleteFunc(ins, func(in channels.Inbound) bool { return in.PhoneNumberID != "" && in.PhoneNumberID != own })
-	sts = slices.DeleteFunc(sts, func(u channels.StatusUpdate) bool { return u.PhoneNumberID != "" && u.PhoneNumberID != own })
-	for _, u := range sts {
-		h.Metrics.status(channels.ProviderMeta, u.Status)
-	}
-	return h.inbound(ctx, ch, ins, sts)
-}
-
-// inbound records messages and statuses of one callback in one transaction:
-// a callback is applied whole or not at all, so the provider's retry after
-// a failure finds nothing half-done.
-func (h *Hooks) inbound(ctx context.Context, ch channels.Channel, ins []channels.Inbound, sts []channels.StatusUpdate) error {
-	numbers := make([]phone.Number, len(ins))
-	for i, in := range ins {
+	var (
+		ins     []channels.Inbound
+		numbers []phone.Number
+		sts     []channels.StatusUpdate
+	)
+	for _, in := range d.Inbound {
+		if in.PhoneNumberID != "" && in.PhoneNumberID != own {
+			continue
+		}
 		n, err := phone.ParseWithRegion(in.From, "")
 		if err != nil {
-			return bad("from %q is not an international phone number: %v", in.From, err)
+			h.skipped(ch, "message "+in.ProviderID+": from is not an international phone number")
+			continue
 		}
-		numbers[i] = n
+		ins, numbers = append(ins, in), append(numbers, n)
 	}
+	for _, u := range d.Statuses {
+		if u.PhoneNumberID != "" && u.PhoneNumberID != own {
+			continue
+		}
+		h.Metrics.status(channels.ProviderMeta, u.Status)
+		sts = append(sts, u)
+	}
+	return h.inbound(ctx, ch, ins, numbers, sts)
+}
+
+// inbound records messages (numbers[i] is ins[i]'s sender) and statuses of
+// one callback in one transaction: a callback is applied whole or not at
+// all, so the provider's retry after a failure finds nothing half-done.
+func (h *Hooks) inbound(ctx context.Context, ch channels.Channel, ins []channels.Inbound, numbers []phone.Number, sts []channels.StatusUpdate) error {
 	return h.DB.Transact(ctx, func(tx *db.Tx) error {
 		now := h.Clock.Now()
 		for _, u := range sts {

@@ -1,8 +1,10 @@
 package relay_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net/url"
 	"os"
 	"strings"
@@ -339,7 +341,27 @@ func TestMetaCallbacks(t *testing.T) {
 		if n, msgs := conversationMessages(t, e, e.acct); n != 1 || len(msgs) != 1 {
 			t.Errorf("a message to another number of the app was recorded: %d %v", n, msgs)
 		}
-		bad := []byte(`{"entry":[{"changes":[{"value":{"messages":[{"type":"text"}]}}]}]}`)
+		// A message that cannot be used is logged (channel and reason, never
+		// its text) and left out; the delivery is still accepted.
+		var logged bytes.Buffer
+		e.hooks.Log = slog.New(slog.NewTextHandler(&logged, nil))
+		unusable := []byte(`{"entry":[{"changes":[{"value":{"messages":[{"type":"text","text":{"body":"secreto"}},
+			{"from":"12","id":"wamid.IN10","type":"text","text":{"body":"secreto"}}]}}]}]}`)
+		if err := e.hooks.MetaEvent(ctx, metaUUID, unusable, channels.MetaSignature("meta-secret", unusable)); err != nil {
+			t.Errorf("a delivery of unusable messages: %v", err)
+		}
+		if n, msgs := conversationMessages(t, e, e.acct); n != 1 || len(msgs) != 1 {
+			t.Errorf("an unusable message was recorded: %d %v", n, msgs)
+		}
+		for _, want := range []string{"channel_uuid=" + metaUUID, "messages[0]: no id", "wamid.IN10: from is not an international phone number"} {
+			if !strings.Contains(logged.String(), want) {
+				t.Errorf("log lacks %q:\n%s", want, logged.String())
+			}
+		}
+		if strings.Contains(logged.String(), "secreto") {
+			t.Errorf("the log carries a message's text:\n%s", logged.String())
+		}
+		bad := []byte(`{"entry":[{"changes":[{"value":{"messages":`)
 		if err := e.hooks.MetaEvent(ctx, metaUUID, bad, channels.MetaSignature("meta-secret", bad)); !errs.Is(err, errs.ValidationError) {
 			t.Errorf("malformed: %v", err)
 		}
