@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -16,8 +15,6 @@ import (
 	"github.com/frontdesk/frontdesk/internal/pipeline"
 	"github.com/frontdesk/frontdesk/internal/valid"
 	"github.com/frontdesk/frontdesk/internal/waitlist"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Deps are what the local tools need beside the account.
@@ -41,17 +38,6 @@ func NewLocal(deps Deps, acct account.Account) *Local {
 		deps.Clock = clock.System{}
 	}
 	return &Local{deps: deps, acct: acct}
-}
-
-// Handler serves MCP's Streamable HTTP transport. accountOf reads the
-// authenticated account of a request (the caller authenticates before this
-// handler runs). The handler is stateless: every HTTP request builds a
-// server for its own account, so a session id can never carry one key's
-// account into another key's request, and any instance can answer.
-func Handler(deps Deps, opts Options, accountOf func(*http.Request) account.Account) http.Handler {
-	return sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
-		return NewServer(NewLocal(deps, accountOf(r)), opts)
-	}, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: 5 << 20})
 }
 
 func (l *Local) now() time.Time { return l.deps.Clock.Now() }

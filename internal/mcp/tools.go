@@ -236,6 +236,9 @@ var ToolNames = []string{"list_services", "find_slots", "book_appointment", "add
 type Options struct {
 	Version string       // the implementation version announced to hosts
 	Log     *slog.Logger // internal errors are logged here (nil: slog.Default())
+	// MaxBodyBytes is the largest request body Handler reads (0: the SDK's
+	// default); the API passes its own cap.
+	MaxBodyBytes int64
 }
 
 // NewServer builds an MCP server whose ten tools b answers.
