@@ -57,7 +57,7 @@ type ListServicesOut struct {
 // FindSlotsIn is the free-slots query (decisions.md §9).
 type FindSlotsIn struct {
 	ServiceID       int64   `json:"service_id" jsonschema:"the service to book (an id from list_services)"`
-	ProfessionalIDs []int64 `json:"professional_ids,omitempty" jsonschema:"only these professionals (ids from list_services); omit for every professional of the service"`
+	ProfessionalIDs []int64 `json:"professional_ids,omitempty" jsonschema:"only these professionals (ids from list_services), at most 500 distinct; omit for every professional of the service"`
 	StartDate       string  `json:"start_date,omitempty" jsonschema:"first day, YYYY-MM-DD; omit for today in timezone"`
 	Days            int     `json:"days,omitempty" jsonschema:"number of days to search, 1..31 (default 7)"`
 	Timezone        string  `json:"timezone,omitempty" jsonschema:"IANA zone of the days and of the wall-clock start_at/end_at (default the account's)"`
@@ -102,8 +102,8 @@ type AddToWaitlistIn struct {
 	LastName                string   `json:"last_name,omitempty" jsonschema:"used only when a client is created"`
 	Email                   string   `json:"email,omitempty" jsonschema:"used only when a client is created"`
 	WaitlistID              *int64   `json:"waitlist_id,omitempty" jsonschema:"a specific waiting list; omit to use the active list holding each service"`
-	ServiceIDs              []int64  `json:"service_ids,omitempty" jsonschema:"services wanted (ids from list_services); give service_ids or service_names"`
-	ServiceNames            []string `json:"service_names,omitempty" jsonschema:"services wanted, by name"`
+	ServiceIDs              []int64  `json:"service_ids,omitempty" jsonschema:"services wanted (ids from list_services), at most 500; give service_ids or service_names"`
+	ServiceNames            []string `json:"service_names,omitempty" jsonschema:"services wanted, by name, at most 500"`
 	Priority                *int     `json:"priority,omitempty" jsonschema:"0 urgent, 1 high, 2 normal (default), 3 low"`
 	PreferredProfessionalID *int64   `json:"preferred_professional_id,omitempty" jsonschema:"a professional the customer prefers"`
 	EarliestDate            *string  `json:"earliest_date,omitempty" jsonschema:"YYYY-MM-DD, not before"`
@@ -155,14 +155,14 @@ type LeadRow struct {
 	Company     string         `json:"company,omitempty"`
 	Timezone    string         `json:"timezone,omitempty" jsonschema:"IANA zone of the contact"`
 	Data        map[string]any `json:"data,omitempty" jsonschema:"custom fields merged into the client's data (a null value removes a key)"`
-	Tags        []LeadTag      `json:"tags,omitempty"`
+	Tags        []LeadTag      `json:"tags,omitempty" jsonschema:"at most 100 (more is the row's error)"`
 }
 
 // LeadDefaults apply where a row is silent.
 type LeadDefaults struct {
 	AreaCode string         `json:"area_code,omitempty"`
 	Timezone string         `json:"timezone,omitempty"`
-	Tags     []LeadTag      `json:"tags,omitempty"`
+	Tags     []LeadTag      `json:"tags,omitempty" jsonschema:"at most 100"`
 	Data     map[string]any `json:"data,omitempty"`
 }
 
@@ -194,7 +194,7 @@ type SearchConversationsIn struct {
 	CreatedAfter          string  `json:"created_after,omitempty" jsonschema:"RFC 3339 timestamp, inclusive"`
 	CreatedBefore         string  `json:"created_before,omitempty" jsonschema:"RFC 3339 timestamp, exclusive"`
 	UpdatedAfter          string  `json:"updated_after,omitempty" jsonschema:"RFC 3339 timestamp, inclusive"`
-	DispositionTagIDs     []int64 `json:"disposition_tag_ids,omitempty"`
+	DispositionTagIDs     []int64 `json:"disposition_tag_ids,omitempty" jsonschema:"only conversations with one of these disposition tags, at most 500 distinct ids"`
 	SortBy                string  `json:"sort_by,omitempty" jsonschema:"created_at, updated_at, last_message_at or client_name, prefixed with - for descending (default -created_at)"`
 	Limit                 int     `json:"limit,omitempty" jsonschema:"1..50 (default 20)"`
 	Offset                int     `json:"offset,omitempty"`
