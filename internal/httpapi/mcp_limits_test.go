@@ -17,6 +17,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/httpapi"
+	"github.com/frontdesk/frontdesk/internal/mcp"
 	"github.com/frontdesk/frontdesk/internal/mcp/mcptest"
 )
 
@@ -219,6 +220,48 @@ func TestMCPRateLimitPerRequest(t *testing.T) {
 		}
 		if last := log.got[len(log.got)-1]; last.status != http.StatusTooManyRequests {
 			t.Errorf("the call past the burst: %d", last.status)
+		}
+	})
+}
+
+// TestMCPTranscriptPages: a transcript too large for one tool result is read
+// page by page through /mcp, on both engines; the API's own endpoint keeps
+// its contract page.
+func TestMCPTranscriptPages(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		h := newHarness(t, store)
+		ts := httptest.NewServer(h.srv)
+		defer ts.Close()
+		session := h.acme().Conversations["c1"]
+		for i := 0; i < 3; i++ {
+			h.do("POST", fmt.Sprintf("/api/v2/admin/workspaces/acme/conversations/%d/messages", session), "admin-secret",
+				map[string]any{"from": "client", "content": strings.Repeat(strconv.Itoa(i), 600_000)}).must(t, 200)
+		}
+		cs, err := mcpConnect(context.Background(), ts.URL, acmeKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		var sizes []int
+		for offset := 0; ; {
+			r := mcptest.Call(t, cs, "get_conversation_messages", map[string]any{"session_id": session, "offset": offset}).MustOK(t, "get_conversation_messages")
+			b, _ := json.Marshal(r.Body)
+			if len(b) > mcp.MaxResultBytes || len(sizes) > 10 {
+				t.Fatalf("page at %d: %d bytes (page %d)", offset, len(b), len(sizes))
+			}
+			sizes = append(sizes, len(r.Body["messages"].([]any)))
+			if r.Body["has_more"] != true {
+				break
+			}
+			offset = int(r.Body["next_offset"].(float64))
+		}
+		// The fixture's four short messages and the first long one, then one
+		// long message a page.
+		if fmt.Sprint(sizes) != "[5 1 1]" {
+			t.Errorf("pages of %v messages", sizes)
+		}
+		if res := h.do("GET", fmt.Sprintf("%s/chat/conversations/%d/messages", isoPub, session), acmeKey, nil).must(t, 200); len(res.list("data")) != 7 {
+			t.Errorf("the endpoint's page: %d messages", len(res.list("data")))
 		}
 	})
 }
