@@ -9,6 +9,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/valid"
 )
 
 // The bounds and defaults of a free-slots query's days and limit
@@ -16,6 +17,9 @@ import (
 const (
 	SlotDaysDefault, SlotDaysMax   = 7, 31
 	SlotLimitDefault, SlotLimitMax = 100, 500
+	// MaxSlotProfessionals is the most distinct professionals one query
+	// names.
+	MaxSlotProfessionals = valid.MaxQueryIDs
 )
 
 // SlotsQuery is a schema-valid free-slots request (decisions.md §9).

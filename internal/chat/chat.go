@@ -17,6 +17,7 @@ package chat
 
 import (
 	"github.com/frontdesk/frontdesk/internal/contact"
+	"github.com/frontdesk/frontdesk/internal/valid"
 )
 
 // Enumerations of the contract.
@@ -39,6 +40,11 @@ const (
 	MaxMaxMessages       = 2000
 	DefaultMessagesLimit = 100
 	MaxMessagesLimit     = 500
+	// MaxDispositionTags is the most distinct disposition tags one listing
+	// filters on.
+	MaxDispositionTags = valid.MaxQueryIDs
+	// MaxSearchLen bounds the free-text search of a listing.
+	MaxSearchLen = 255
 )
 
 // Conversation is a chat session as listed.

@@ -77,7 +77,7 @@ func (s *Server) handleSlots(w http.ResponseWriter, r *http.Request) error {
 	} else if _, sent := values["service_id"]; !sent {
 		rep.Add([]any{"query", "service_id"}, "missing", "Field required")
 	}
-	sq.ProfessionalIDs = q.Ints("professional_id", valid.MaxQueryIDs)
+	sq.ProfessionalIDs = q.Ints("professional_id", calendar.MaxSlotProfessionals)
 	sq.StartDate, _ = q.Date("start_date")
 	sq.Timezone, _ = q.Str("timezone", calendar.MaxTimezoneLen)
 	if err := rep.Err(); err != nil {

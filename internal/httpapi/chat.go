@@ -27,8 +27,8 @@ func (s *Server) handleListConversations(w http.ResponseWriter, r *http.Request)
 	f.CreatedBefore, _ = q.Time("created_before")
 	f.UpdatedAfter, _ = q.Time("updated_after")
 	f.ClientID, _ = q.Int("client_id", 1, 1<<62)
-	f.Search, _ = q.Str("search", 255)
-	f.DispositionTagIDs = q.Ints("disposition_tag_ids", valid.MaxQueryIDs)
+	f.Search, _ = q.Str("search", chat.MaxSearchLen)
+	f.DispositionTagIDs = q.Ints("disposition_tag_ids", chat.MaxDispositionTags)
 	f.IncludeUncategorized, _ = q.Bool("include_uncategorized")
 	f.Status, _ = q.Enum("status", chat.Statuses...)
 	f.Direction, _ = q.Enum("direction", chat.Directions...)
@@ -39,7 +39,7 @@ func (s *Server) handleListConversations(w http.ResponseWriter, r *http.Request)
 		f.SortBy, f.Desc = "created_at", true
 	}
 	f.Limit = int(q.IntDefault("limit", chat.DefaultLimit, 1, chat.MaxLimit))
-	f.Offset = int(q.IntDefault("offset", 0, 0, 1<<31-1))
+	f.Offset = int(q.IntDefault("offset", 0, 0, valid.MaxOffset))
 	if raw, ok := q.Str("cursor", 0); ok && raw != "" {
 		if c, err := chat.ParseCursor(raw); err != nil {
 			rep.Add([]any{"query", "cursor"}, "value_error", "Value error, "+err.Error())
@@ -84,7 +84,7 @@ func (s *Server) handleListMessages(w http.ResponseWriter, r *http.Request) erro
 	id := rep.PathInt("session_id", r.PathValue("session_id"))
 	q := rep.Query(r.URL.Query())
 	limit := int(q.IntDefault("limit", chat.DefaultMessagesLimit, 1, chat.MaxMessagesLimit))
-	offset := int(q.IntDefault("offset", 0, 0, 1<<31-1))
+	offset := int(q.IntDefault("offset", 0, 0, valid.MaxOffset))
 	order, _ := q.Enum("order", "asc", "desc")
 	if err := rep.Err(); err != nil {
 		return err

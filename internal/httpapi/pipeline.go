@@ -12,16 +12,16 @@ import (
 )
 
 // pageQuery reads limit (1..200, default 50) and offset (>= 0).
-func pageQuery(q *valid.Query) (limit, offset int) {
-	return int(q.IntDefault("limit", 50, 1, 200)), int(q.IntDefault("offset", 0, 0, 1<<31-1))
+func pageQuery(q *valid.Query, def, max int) (limit, offset int) {
+	return int(q.IntDefault("limit", int64(def), 1, int64(max))), int(q.IntDefault("offset", 0, 0, valid.MaxOffset))
 }
 
 // handleListPipelines handles "GET /api/v2/public/leadflow/pipelines".
 func (s *Server) handleListPipelines(w http.ResponseWriter, r *http.Request) error {
 	rep := &valid.Report{}
 	q := rep.Query(r.URL.Query())
-	status, _ := q.Str("status", 64)
-	limit, offset := pageQuery(q)
+	status, _ := q.Str("status", pipeline.MaxStatusLen)
+	limit, offset := pageQuery(q, pipeline.DefaultLimit, pipeline.MaxLimit)
 	if err := rep.Err(); err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func (s *Server) handleListPipelineClients(w http.ResponseWriter, r *http.Reques
 	id := pipelineID(rep, r)
 	q := rep.Query(r.URL.Query())
 	stageID, _ := q.Int("stage_id", 1, 1<<62)
-	limit, offset := pageQuery(q)
+	limit, offset := pageQuery(q, pipeline.DefaultLimit, pipeline.MaxLimit)
 	if err := rep.Err(); err != nil {
 		return err
 	}
@@ -166,9 +166,9 @@ func ingestOptions(o *valid.Object, req *pipeline.IngestRequest, defaultOnDuplic
 	}
 	req.StageID, _ = o.Int("stage_id")
 	if d := o.Sub("defaults"); d != nil && d.Valid() {
-		req.Defaults.AreaCode, _ = d.Str("area_code", 8)
-		req.Defaults.Timezone, _ = d.Str("timezone", 64)
-		if l, ok := d.List("tags", 0, 100); ok {
+		req.Defaults.AreaCode, _ = d.Str("area_code", pipeline.MaxAreaCodeLen)
+		req.Defaults.Timezone, _ = d.Str("timezone", pipeline.MaxTimezoneLen)
+		if l, ok := d.List("tags", 0, pipeline.MaxTags); ok {
 			req.Defaults.Tags = pipeline.ParseTags(d.Report(), l, d.Loc("tags")...)
 		}
 		req.Defaults.Data, _ = d.Map("data")
@@ -190,7 +190,7 @@ func (s *Server) handleIngestBatch(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	o.Require("clients")
-	rawRows, _ := o.List("clients", 1, 500)
+	rawRows, _ := o.List("clients", 1, pipeline.MaxBatchRows)
 	req := pipeline.IngestRequest{NodeUUID: uuid, AllOrNone: false}
 	ingestOptions(o, &req, pipeline.OnDuplicateUpdate)
 	req.AllOrNone, _ = o.Bool("all_or_none")

@@ -30,8 +30,8 @@ func (s *Server) handleWaitlistAdd(w http.ResponseWriter, r *http.Request) error
 	if id, ok := o.Int("waitlist_id"); ok {
 		req.WaitlistID = &id
 	}
-	req.ServiceIDs, _ = o.Ints("service_ids", 0, 0)
-	req.ServiceNames, _ = o.Strings("service_names", 0, 0, waitlist.MaxServiceNameLen)
+	req.ServiceIDs, _ = o.Ints("service_ids", 0, waitlist.MaxServices)
+	req.ServiceNames, _ = o.Strings("service_names", 0, waitlist.MaxServices, waitlist.MaxServiceNameLen)
 	req.Prefs = waitlist.ReadPrefs(o)
 	if o.Valid() {
 		// A blank phone is no phone; a phone of the wrong type is already
@@ -153,7 +153,7 @@ func (s *Server) handleWaitlistList(w http.ResponseWriter, r *http.Request) erro
 		v := int(p)
 		f.Priority = &v
 	}
-	f.Limit, f.Offset = pageQuery(q)
+	f.Limit, f.Offset = pageQuery(q, waitlist.DefaultLimit, waitlist.MaxLimit)
 	if err := rep.Err(); err != nil {
 		return err
 	}

@@ -3,8 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,8 +14,6 @@ import (
 	"github.com/frontdesk/frontdesk/internal/pipeline"
 	"github.com/frontdesk/frontdesk/internal/valid"
 	"github.com/frontdesk/frontdesk/internal/waitlist"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Deps are what the local tools need beside the account.
@@ -43,17 +39,6 @@ func NewLocal(deps Deps, acct account.Account) *Local {
 	return &Local{deps: deps, acct: acct}
 }
 
-// Handler serves MCP's Streamable HTTP transport. accountOf reads the
-// authenticated account of a request (the caller authenticates before this
-// handler runs). The handler is stateless: every HTTP request builds a
-// server for its own account, so a session id can never carry one key's
-// account into another key's request, and any instance can answer.
-func Handler(deps Deps, opts Options, accountOf func(*http.Request) account.Account) http.Handler {
-	return sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
-		return NewServer(NewLocal(deps, accountOf(r)), opts)
-	}, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: 5 << 20})
-}
-
 func (l *Local) now() time.Time { return l.deps.Clock.Now() }
 
 // ListServices implements Backend.
@@ -68,9 +53,10 @@ func (l *Local) ListServices(ctx context.Context, _ ListServicesIn) (ListService
 // FindSlots implements Backend.
 func (l *Local) FindSlots(ctx context.Context, in FindSlotsIn) (calendar.SlotList, error) {
 	rep := &valid.Report{}
-	sq := calendar.SlotsQuery{ServiceID: in.ServiceID, ProfessionalIDs: in.ProfessionalIDs, Timezone: in.Timezone,
+	sq := calendar.SlotsQuery{ServiceID: in.ServiceID, Timezone: in.Timezone,
 		Days:  orDefault(rep, in.Days, calendar.SlotDaysDefault, 1, calendar.SlotDaysMax, "days"),
 		Limit: orDefault(rep, in.Limit, calendar.SlotLimitDefault, 1, calendar.SlotLimitMax, "limit")}
+	sq.ProfessionalIDs = valid.IDs(rep, in.ProfessionalIDs, calendar.MaxSlotProfessionals, "arguments", "professional_ids")
 	if in.StartDate != "" {
 		sq.StartDate, _ = valid.Date(rep, in.StartDate, "arguments", "start_date")
 	}
@@ -121,8 +107,11 @@ func (l *Local) AddToWaitlist(ctx context.Context, in AddToWaitlistIn) (waitlist
 	maxLen(rep, in.FirstName, waitlist.MaxNameLen, "first_name")
 	maxLen(rep, in.LastName, waitlist.MaxNameLen, "last_name")
 	maxLen(rep, in.Email, waitlist.MaxEmailLen, "email")
-	for i, n := range in.ServiceNames {
-		maxLen(rep, n, waitlist.MaxServiceNameLen, "service_names", i)
+	valid.Len(rep, len(in.ServiceIDs), 0, waitlist.MaxServices, "arguments", "service_ids")
+	if valid.Len(rep, len(in.ServiceNames), 0, waitlist.MaxServices, "arguments", "service_names") {
+		for i, n := range in.ServiceNames {
+			maxLen(rep, n, waitlist.MaxServiceNameLen, "service_names", i)
+		}
 	}
 	if o := objectOf(rep, in); o != nil {
 		req.Prefs = waitlist.ReadPrefs(o)
@@ -155,19 +144,20 @@ func (l *Local) WaitlistSummary(ctx context.Context, _ WaitlistSummaryIn) (waitl
 // ListPipelines implements Backend.
 func (l *Local) ListPipelines(ctx context.Context, in ListPipelinesIn) (ListPipelinesOut, error) {
 	rep := &valid.Report{}
-	out := ListPipelinesOut{Limit: orDefault(rep, in.Limit, 50, 1, 200, "limit"), Offset: in.Offset, Pipelines: []PipelineWithStages{}}
-	valid.InRange(rep, int64(in.Offset), 0, 1<<31-1, "arguments", "offset")
-	maxLen(rep, in.Status, 64, "status")
+	out := ListPipelinesOut{Limit: orDefault(rep, in.Limit, pipeline.DefaultLimit, 1, pipeline.MaxLimit, "limit"), Offset: in.Offset, Pipelines: []PipelineWithStages{}}
+	valid.InRange(rep, int64(in.Offset), 0, valid.MaxOffset, "arguments", "offset")
+	maxLen(rep, in.Status, pipeline.MaxStatusLen, "status")
 	if err := rep.Err(); err != nil {
 		return out, err
 	}
-	list, count, err := pipeline.ListPipelines(ctx, l.deps.DB, l.acct, pipeline.Filter{Status: in.Status, Limit: out.Limit, Offset: in.Offset})
+	// The API's catalogue reads: a page of 200 pipelines is not 201 queries.
+	list, count, err := pipeline.Pipelines(ctx, l.deps.DB, l.acct, pipeline.Filter{Status: in.Status, Limit: out.Limit, Offset: in.Offset}, l.now())
 	if err != nil {
 		return out, err
 	}
 	out.Count = count
 	for _, p := range list {
-		stages, err := pipeline.ListStages(ctx, l.deps.DB, l.acct, p.ID)
+		stages, err := pipeline.Stages(ctx, l.deps.DB, l.acct, p.ID, l.now())
 		if err != nil {
 			return out, err
 		}
@@ -183,23 +173,18 @@ func (l *Local) ListPipelines(ctx context.Context, in ListPipelinesIn) (ListPipe
 func (l *Local) IngestLeads(ctx context.Context, in IngestLeadsIn) (pipeline.IngestResult, error) {
 	rep := &valid.Report{}
 	uuid, _ := valid.UUID(rep, in.InputNodeUUID, "arguments", "input_node_uuid")
-	switch n := len(in.Clients); {
-	case n == 0:
-		rep.Add([]any{"arguments", "clients"}, "too_short", "List should have at least 1 item after validation, not 0")
-	case n > 500:
-		rep.Add([]any{"arguments", "clients"}, "too_long", "List should have at most 500 items after validation, not "+itoa(n))
-	}
+	valid.Len(rep, len(in.Clients), 1, pipeline.MaxBatchRows, "arguments", "clients")
 	req := pipeline.IngestRequest{NodeUUID: uuid, OnDuplicate: pipeline.OnDuplicateUpdate, AllOrNone: in.AllOrNone, DryRun: in.DryRun,
 		TriggerAutomations: in.TriggerAutomations == nil || *in.TriggerAutomations, StageID: in.StageID}
 	if in.OnDuplicate != "" {
 		req.OnDuplicate, _ = valid.Literal(rep, in.OnDuplicate, []string{pipeline.OnDuplicateUpdate, pipeline.OnDuplicateSkip, pipeline.OnDuplicateFail}, "arguments", "on_duplicate")
 	}
 	if d := in.Defaults; d != nil {
-		maxLen(rep, d.AreaCode, 8, "defaults", "area_code")
-		maxLen(rep, d.Timezone, 64, "defaults", "timezone")
+		maxLen(rep, d.AreaCode, pipeline.MaxAreaCodeLen, "defaults", "area_code")
+		maxLen(rep, d.Timezone, pipeline.MaxTimezoneLen, "defaults", "timezone")
 		req.Defaults = pipeline.Defaults{AreaCode: d.AreaCode, Timezone: d.Timezone, Data: d.Data}
 		var tags []any
-		if err := convert(d.Tags, &tags); err == nil && len(tags) > 0 {
+		if valid.Len(rep, len(d.Tags), 0, pipeline.MaxTags, "arguments", "defaults", "tags") && convert(d.Tags, &tags) == nil && len(tags) > 0 {
 			req.Defaults.Tags = pipeline.ParseTags(rep, tags, "arguments", "defaults", "tags")
 		}
 	}
@@ -229,12 +214,13 @@ func (l *Local) MoveClient(ctx context.Context, in MoveClientIn) (pipeline.Resul
 // SearchConversations implements Backend.
 func (l *Local) SearchConversations(ctx context.Context, in SearchConversationsIn) (SearchConversationsOut, error) {
 	rep := &valid.Report{}
-	f := chat.Filter{ClientID: in.ClientID, Search: in.Search, DispositionTagIDs: in.DispositionTagIDs, SortBy: "created_at", Desc: true,
+	f := chat.Filter{ClientID: in.ClientID, Search: in.Search, SortBy: "created_at", Desc: true,
 		Limit: orDefault(rep, in.Limit, chat.DefaultLimit, 1, chat.MaxLimit, "limit"), Offset: in.Offset}
+	f.DispositionTagIDs = valid.IDs(rep, in.DispositionTagIDs, chat.MaxDispositionTags, "arguments", "disposition_tag_ids")
 	f.IncludeMessages = in.IncludeMessages
 	f.MaxMessages = orDefault(rep, in.MaxMessagesPerSession, chat.DefaultMaxMessages, 1, chat.MaxMaxMessages, "max_messages_per_session")
-	valid.InRange(rep, int64(in.Offset), 0, 1<<31-1, "arguments", "offset")
-	maxLen(rep, in.Search, 255, "search")
+	valid.InRange(rep, int64(in.Offset), 0, valid.MaxOffset, "arguments", "offset")
+	maxLen(rep, in.Search, chat.MaxSearchLen, "search")
 	if in.Status != "" {
 		f.Status, _ = valid.Literal(rep, in.Status, chat.Statuses, "arguments", "status")
 	}
@@ -273,7 +259,7 @@ func (l *Local) SearchConversations(ctx context.Context, in SearchConversationsI
 func (l *Local) GetConversationMessages(ctx context.Context, in GetConversationMessagesIn) (ConversationMessagesOut, error) {
 	rep := &valid.Report{}
 	limit := orDefault(rep, in.Limit, chat.DefaultMessagesLimit, 1, chat.MaxMessagesLimit, "limit")
-	valid.InRange(rep, int64(in.Offset), 0, 1<<31-1, "arguments", "offset")
+	valid.InRange(rep, int64(in.Offset), 0, valid.MaxOffset, "arguments", "offset")
 	if in.Order != "" {
 		valid.Literal(rep, in.Order, []string{"asc", "desc"}, "arguments", "order")
 	}
@@ -328,5 +314,3 @@ func objectOf(rep *valid.Report, v any) *valid.Object {
 	}
 	return rep.Object(body, "model_type", "arguments")
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

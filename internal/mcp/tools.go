@@ -57,7 +57,7 @@ type ListServicesOut struct {
 // FindSlotsIn is the free-slots query (decisions.md §9).
 type FindSlotsIn struct {
 	ServiceID       int64   `json:"service_id" jsonschema:"the service to book (an id from list_services)"`
-	ProfessionalIDs []int64 `json:"professional_ids,omitempty" jsonschema:"only these professionals (ids from list_services); omit for every professional of the service"`
+	ProfessionalIDs []int64 `json:"professional_ids,omitempty" jsonschema:"only these professionals (ids from list_services), at most 500 distinct; omit for every professional of the service"`
 	StartDate       string  `json:"start_date,omitempty" jsonschema:"first day, YYYY-MM-DD; omit for today in timezone"`
 	Days            int     `json:"days,omitempty" jsonschema:"number of days to search, 1..31 (default 7)"`
 	Timezone        string  `json:"timezone,omitempty" jsonschema:"IANA zone of the days and of the wall-clock start_at/end_at (default the account's)"`
@@ -102,8 +102,8 @@ type AddToWaitlistIn struct {
 	LastName                string   `json:"last_name,omitempty" jsonschema:"used only when a client is created"`
 	Email                   string   `json:"email,omitempty" jsonschema:"used only when a client is created"`
 	WaitlistID              *int64   `json:"waitlist_id,omitempty" jsonschema:"a specific waiting list; omit to use the active list holding each service"`
-	ServiceIDs              []int64  `json:"service_ids,omitempty" jsonschema:"services wanted (ids from list_services); give service_ids or service_names"`
-	ServiceNames            []string `json:"service_names,omitempty" jsonschema:"services wanted, by name"`
+	ServiceIDs              []int64  `json:"service_ids,omitempty" jsonschema:"services wanted (ids from list_services), at most 500; give service_ids or service_names"`
+	ServiceNames            []string `json:"service_names,omitempty" jsonschema:"services wanted, by name, at most 500"`
 	Priority                *int     `json:"priority,omitempty" jsonschema:"0 urgent, 1 high, 2 normal (default), 3 low"`
 	PreferredProfessionalID *int64   `json:"preferred_professional_id,omitempty" jsonschema:"a professional the customer prefers"`
 	EarliestDate            *string  `json:"earliest_date,omitempty" jsonschema:"YYYY-MM-DD, not before"`
@@ -155,14 +155,14 @@ type LeadRow struct {
 	Company     string         `json:"company,omitempty"`
 	Timezone    string         `json:"timezone,omitempty" jsonschema:"IANA zone of the contact"`
 	Data        map[string]any `json:"data,omitempty" jsonschema:"custom fields merged into the client's data (a null value removes a key)"`
-	Tags        []LeadTag      `json:"tags,omitempty"`
+	Tags        []LeadTag      `json:"tags,omitempty" jsonschema:"at most 100 (more is the row's error)"`
 }
 
 // LeadDefaults apply where a row is silent.
 type LeadDefaults struct {
 	AreaCode string         `json:"area_code,omitempty"`
 	Timezone string         `json:"timezone,omitempty"`
-	Tags     []LeadTag      `json:"tags,omitempty"`
+	Tags     []LeadTag      `json:"tags,omitempty" jsonschema:"at most 100"`
 	Data     map[string]any `json:"data,omitempty"`
 }
 
@@ -194,7 +194,7 @@ type SearchConversationsIn struct {
 	CreatedAfter          string  `json:"created_after,omitempty" jsonschema:"RFC 3339 timestamp, inclusive"`
 	CreatedBefore         string  `json:"created_before,omitempty" jsonschema:"RFC 3339 timestamp, exclusive"`
 	UpdatedAfter          string  `json:"updated_after,omitempty" jsonschema:"RFC 3339 timestamp, inclusive"`
-	DispositionTagIDs     []int64 `json:"disposition_tag_ids,omitempty"`
+	DispositionTagIDs     []int64 `json:"disposition_tag_ids,omitempty" jsonschema:"only conversations with one of these disposition tags, at most 500 distinct ids"`
 	SortBy                string  `json:"sort_by,omitempty" jsonschema:"created_at, updated_at, last_message_at or client_name, prefixed with - for descending (default -created_at)"`
 	Limit                 int     `json:"limit,omitempty" jsonschema:"1..50 (default 20)"`
 	Offset                int     `json:"offset,omitempty"`
@@ -208,6 +208,8 @@ type SearchConversationsOut struct {
 	Count         int                 `json:"count" jsonschema:"all conversations matching"`
 	Limit         int                 `json:"limit"`
 	Offset        int                 `json:"offset"`
+	HasMore       bool                `json:"has_more" jsonschema:"more conversations match: call again with offset next_offset"`
+	NextOffset    *int                `json:"next_offset" jsonschema:"the offset of the next page; null on the last"`
 }
 
 // GetConversationMessagesIn pages one conversation.
@@ -225,6 +227,8 @@ type ConversationMessagesOut struct {
 	Count        int               `json:"count" jsonschema:"all messages of the conversation"`
 	Limit        int               `json:"limit"`
 	Offset       int               `json:"offset"`
+	HasMore      bool              `json:"has_more" jsonschema:"more messages follow: call again with offset next_offset"`
+	NextOffset   *int              `json:"next_offset" jsonschema:"the offset of the next page; null on the last"`
 	Participants chat.Participants `json:"participants"`
 }
 
@@ -236,6 +240,9 @@ var ToolNames = []string{"list_services", "find_slots", "book_appointment", "add
 type Options struct {
 	Version string       // the implementation version announced to hosts
 	Log     *slog.Logger // internal errors are logged here (nil: slog.Default())
+	// MaxBodyBytes is the largest request body Handler reads (0: the SDK's
+	// default); the API passes its own cap.
+	MaxBodyBytes int64
 }
 
 // NewServer builds an MCP server whose ten tools b answers.
@@ -247,30 +254,47 @@ func NewServer(b Backend, opts Options) *sdk.Server {
 		Instructions: "Frontdesk books appointments, keeps waiting lists, places leads on pipelines and reads chat history for one clinic account. " +
 			"To book: list_services, then find_slots, then book_appointment with a listed slot's start_at, end_at, professional.id and the timezone find_slots answered.",
 	})
-	add(s, opts.Log, "list_services", "List the account's bookable services with their professionals and event types (ids and names). Call this first to learn what can be booked or queued."+errorCodesHelp, b.ListServices)
-	add(s, opts.Log, "find_slots", "Find free appointment slots of one service over a window of days, by start then professional. Each slot can be booked as is with book_appointment. SERVICE_NOT_FOUND: the service_id is unknown (details.valid_service_ids lists the valid ones); INVALID_TIMEZONE: use an IANA zone such as Europe/Madrid."+errorCodesHelp, b.FindSlots)
-	add(s, opts.Log, "book_appointment", "Book an appointment for a customer identified by phone (created when new). Use a slot from find_slots: its start_at, end_at, professional.id and the same timezone. "+
+	add(s, opts.Log, reads, "list_services", "List the account's bookable services with their professionals and event types (ids and names). Call this first to learn what can be booked or queued."+errorCodesHelp, b.ListServices)
+	add(s, opts.Log, reads, "find_slots", "Find free appointment slots of one service over a window of days, by start then professional. Each slot can be booked as is with book_appointment. SERVICE_NOT_FOUND: the service_id is unknown (details.valid_service_ids lists the valid ones); INVALID_TIMEZONE: use an IANA zone such as Europe/Madrid."+errorCodesHelp, b.FindSlots)
+	add(s, opts.Log, writes, "book_appointment", "Book an appointment for a customer identified by phone (created when new). Use a slot from find_slots: its start_at, end_at, professional.id and the same timezone. "+
 		"SERVICE_NOT_FOUND / PROFESSIONAL_NOT_FOUND / EVENT_TYPE_NOT_FOUND: details lists the valid names and ids, pick one; AMBIGUOUS_MATCH: a name matched several, use an id from details.candidates; "+
 		"NAME_REQUIRED: the phone is new, ask the customer's name; INVALID_PHONE: ask for the number with country code; INVALID_TIMEZONE / INVALID_TIME_RANGE: fix the times (end after start, a real wall-clock time)."+errorCodesHelp, b.BookAppointment)
-	add(s, opts.Log, "add_to_waitlist", "Put a customer (client_id, or phone: matched or created) on the waiting list for one or more services, when no slot suits them; they are offered a seat when one frees up. "+
+	add(s, opts.Log, writes, "add_to_waitlist", "Put a customer (client_id, or phone: matched or created) on the waiting list for one or more services, when no slot suits them; they are offered a seat when one frees up. "+
 		"SERVICE_NOT_FOUND: details lists valid services; CLIENT_NOT_FOUND: the client_id is unknown, use the phone; NO_ACTIVE_WAITLIST: no active list holds that service (details.service_id), the customer cannot be queued for it; "+
 		"SERVICE_NOT_IN_WAITLIST: the service is not in the given waitlist_id; WAITLIST_INACTIVE: that list is paused; INVALID_PHONE: ask for the number with country code."+errorCodesHelp, b.AddToWaitlist)
-	add(s, opts.Log, "waitlist_summary", "Summarize the waiting lists: patients waiting, entries per list and service, bookings from the list in the last 30 days, next seat-offering run."+errorCodesHelp, b.WaitlistSummary)
-	add(s, opts.Log, "list_pipelines", "List the account's lead pipelines with their stages (ids, names, positions). Use the stage ids with move_client; input nodes for ingest_leads are configured per pipeline."+errorCodesHelp, b.ListPipelines)
-	add(s, opts.Log, "ingest_leads", "Place up to 500 contacts on a pipeline through an API input node: each row is matched to an existing client (client_id, phone, e-mail) or creates one, and gets a card on the node's stage. Each row has its own result (status, errors); a failed row does not fail the others unless all_or_none. "+
+	add(s, opts.Log, reads, "waitlist_summary", "Summarize the waiting lists: patients waiting, entries per list and service, bookings from the list in the last 30 days, next seat-offering run."+errorCodesHelp, b.WaitlistSummary)
+	add(s, opts.Log, reads, "list_pipelines", "List the account's lead pipelines with their stages (ids, names, positions). Use the stage ids with move_client; input nodes for ingest_leads are configured per pipeline."+errorCodesHelp, b.ListPipelines)
+	add(s, opts.Log, writes, "ingest_leads", "Place up to 500 contacts on a pipeline through an API input node: each row is matched to an existing client (client_id, phone, e-mail) or creates one, and gets a card on the node's stage. Each row has its own result (status, errors); a failed row does not fail the others unless all_or_none. "+
 		"NOT_FOUND: the input_node_uuid is unknown (or not an API node); INPUT_NODE_INACTIVE: the node is switched off; STAGE_NOT_IN_PIPELINE: stage_id is not a stage of the node's pipeline; BATCH_IN_PROGRESS: another batch for the node runs, retry shortly; INGEST_ROLLED_BACK: all_or_none and a row failed (details has the row results)."+errorCodesHelp, b.IngestLeads)
-	add(s, opts.Log, "move_client", "Move a client's card to another stage of a pipeline. Moving to the stage it is already in skips it (skipped_count 1). "+
+	add(s, opts.Log, writes, "move_client", "Move a client's card to another stage of a pipeline. Moving to the stage it is already in skips it (skipped_count 1). "+
 		"NOT_FOUND: the pipeline is unknown or the client has no active card on it; STAGE_NOT_IN_PIPELINE: the target stage is not of that pipeline; MOVE_NOT_ALLOWED: the current stage does not allow that target (details lists the allowed ones)."+errorCodesHelp, b.MoveClient)
-	add(s, opts.Log, "search_conversations", "Search the chat history (WhatsApp, phone, web) of the account: conversations with their client, status, summary and participants, newest first. Messages are not embedded unless include_messages; page one transcript with get_conversation_messages."+errorCodesHelp, b.SearchConversations)
-	add(s, opts.Log, "get_conversation_messages", "Read the messages of one conversation, oldest first (order desc for newest first), with its participants. NOT_FOUND: no such conversation in this account."+errorCodesHelp, b.GetConversationMessages)
+	add(s, opts.Log, reads, "search_conversations", "Search the chat history (WhatsApp, phone, web) of the account: conversations with their client, status, summary and participants, newest first. Messages are not embedded unless include_messages; page one transcript with get_conversation_messages. "+
+		"A page stops early when it would pass "+byteSize(MaxResultBytes)+": has_more and next_offset say where the next starts, and a conversation whose embedded messages were cut has has_more_messages true."+errorCodesHelp, b.SearchConversations)
+	add(s, opts.Log, reads, "get_conversation_messages", "Read the messages of one conversation, oldest first (order desc for newest first), with its participants. "+
+		"A page stops early when it would pass "+byteSize(MaxResultBytes)+": continue with offset next_offset while has_more (a single longer message is cut, its content ending in a note saying so). NOT_FOUND: no such conversation in this account."+errorCodesHelp, b.GetConversationMessages)
 	return s
 }
+
+// access says whether a tool only reads.
+type access bool
+
+const (
+	reads  access = true
+	writes access = false
+)
 
 // add registers one tool. The SDK's typed AddTool would replace an error
 // result's structured content with the zero output, so the tool is
 // registered raw: its schemas come from In and Out, its arguments are
 // validated against In's schema, and a refusal keeps its error body.
-func add[In, Out any](s *sdk.Server, log *slog.Logger, name, description string, fn func(context.Context, In) (Out, error)) {
+//
+// An answer is bounded by MaxResultBytes (size.go): a paged answer is cut
+// to fit, and a read still larger is refused. A write's answer is never
+// refused (its effects are done); its arguments' caps bound it.
+func add[In, Out any](s *sdk.Server, log *slog.Logger, acc access, name, description string, fn func(context.Context, In) (Out, error)) {
+	if acc == reads {
+		description += " PAYLOAD_TOO_LARGE: the answer would pass " + byteSize(MaxResultBytes) + "; ask for less (a lower limit, a narrower filter)."
+	}
 	inSchema, err := jsonschema.For[In](nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcp: input schema of %s: %v", name, err))
@@ -285,6 +309,9 @@ func add[In, Out any](s *sdk.Server, log *slog.Logger, name, description string,
 		panic(fmt.Sprintf("mcp: input schema of %s: %v", name, err))
 	}
 	tool := &sdk.Tool{Name: name, Description: description, InputSchema: inSchema, OutputSchema: outSchema}
+	if acc == reads {
+		tool.Annotations = &sdk.ToolAnnotations{ReadOnlyHint: true}
+	}
 	s.AddTool(tool, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		raw := req.Params.Arguments
 		if len(raw) == 0 || string(raw) == "null" {
@@ -308,9 +335,12 @@ func add[In, Out any](s *sdk.Server, log *slog.Logger, name, description string,
 			}
 			return errorResult(err), nil
 		}
-		b, err := json.Marshal(out)
+		b, err := fit(&out)
 		if err != nil {
 			return errorResult(err), nil
+		}
+		if acc == reads && len(b) > MaxResultBytes {
+			return errorResult(tooLarge(name, len(b))), nil
 		}
 		return &sdk.CallToolResult{StructuredContent: json.RawMessage(b), Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}, nil
 	})

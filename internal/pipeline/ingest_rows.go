@@ -90,14 +90,14 @@ func ParseRow(index int, raw map[string]any, defaults Defaults) Row {
 	r.FirstName = trimmed(o.Str("first_name", maxNameLen))
 	r.LastName = trimmed(o.Str("last_name", maxNameLen))
 	phoneText := trimmed(o.Str("phone_number", 64))
-	areaCode := trimmed(o.Str("area_code", 8))
+	areaCode := trimmed(o.Str("area_code", MaxAreaCodeLen))
 	r.Email = trimmed(o.Str("email", maxEmailLen))
 	r.Company = trimmed(o.Str("company", 255))
-	r.Timezone = trimmed(o.Str("timezone", 64))
+	r.Timezone = trimmed(o.Str("timezone", MaxTimezoneLen))
 	if m, ok := o.Map("data"); ok {
 		r.Data = m
 	}
-	if l, ok := o.List("tags", 0, 100); ok {
+	if l, ok := o.List("tags", 0, MaxTags); ok {
 		r.Tags = parseTags(rep, l, o.Loc("tags"))
 	}
 	for _, p := range rep.Problems {

@@ -59,6 +59,23 @@ type InputNode struct {
 	IngestPath       string  `json:"ingest_path"`
 }
 
+// Bounds of what one request names or lists, read by every front door's
+// decoder.
+const (
+	// DefaultLimit and MaxLimit bound a page of pipelines (or of a
+	// pipeline's clients).
+	DefaultLimit, MaxLimit = 50, 200
+	// MaxStatusLen bounds a status filter.
+	MaxStatusLen = 64
+	// MaxBatchRows is the most rows one ingest batch carries.
+	MaxBatchRows = 500
+	// MaxTags is the most tags a row, or a batch's defaults, carries.
+	MaxTags = 100
+	// MaxAreaCodeLen and MaxTimezoneLen bound a row's (or the defaults')
+	// area_code and timezone.
+	MaxAreaCodeLen, MaxTimezoneLen = 8, 64
+)
+
 // Filter narrows a pipeline listing.
 type Filter struct {
 	Status        string // "" lists every status

@@ -287,15 +287,49 @@ func List(r *Report, v any, min, max int, at ...any) ([]any, bool) {
 		r.Add(at, "list_type", "Input should be a valid list")
 		return nil, false
 	}
-	if len(l) < min {
-		r.Add(at, "too_short", fmt.Sprintf("List should have at least %d %s after validation, not %d", min, items(min), len(l)))
-		return nil, false
-	}
-	if max > 0 && len(l) > max {
-		r.Add(at, "too_long", fmt.Sprintf("List should have at most %d %s after validation, not %d", max, items(max), len(l)))
+	if !Len(r, len(l), min, max, at...) {
 		return nil, false
 	}
 	return l, true
+}
+
+// Len checks that a list of n items has between min and max of them (max
+// <= 0: no upper bound): the check of List for a list already typed (an MCP
+// tool's arguments).
+func Len(r *Report, n, min, max int, at ...any) bool {
+	if n < min {
+		r.Add(at, "too_short", fmt.Sprintf("List should have at least %d %s after validation, not %d", min, items(min), n))
+		return false
+	}
+	if max > 0 && n > max {
+		tooLong(r, n, max, at)
+		return false
+	}
+	return true
+}
+
+func tooLong(r *Report, n, max int, at []any) {
+	r.Add(at, "too_long", fmt.Sprintf("List should have at most %d %s after validation, not %d", max, items(max), n))
+}
+
+// IDs returns the distinct ids of a typed id list in order of first
+// appearance; more than max distinct ids is one too_long problem at at and
+// no ids. It counts as Query.Ints does, so a list argument and a repeatable
+// query parameter with the same cap accept the same lists.
+func IDs(r *Report, ids []int64, max int, at ...any) []int64 {
+	seen := make(map[int64]bool)
+	var out []int64
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	if max > 0 && len(out) > max {
+		tooLong(r, len(out), max, at)
+		return nil
+	}
+	return out
 }
 
 func items(n int) string {

@@ -1,7 +1,6 @@
 package valid
 
 import (
-	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -62,6 +61,9 @@ func (q *Query) IntDefault(name string, def, lo, hi int64) int64 {
 // variables (a list is bound one variable per id there).
 const MaxQueryIDs = 500
 
+// MaxOffset is the largest offset a paged listing takes.
+const MaxOffset = 1<<31 - 1
+
 // Ints parses a repeatable integer parameter (?id=1&id=2; "1,2" also
 // works) into its distinct values, in order of first appearance. More than
 // max distinct values is one too_long problem at ['query', name].
@@ -82,7 +84,7 @@ func (q *Query) Ints(name string, max int) []int64 {
 		}
 	}
 	if max > 0 && len(tokens) > max {
-		q.r.Add([]any{"query", name}, "too_long", fmt.Sprintf("List should have at most %d %s after validation, not %d", max, items(max), len(tokens)))
+		tooLong(q.r, len(tokens), max, []any{"query", name})
 		return nil
 	}
 	var out []int64

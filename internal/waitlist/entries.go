@@ -207,6 +207,9 @@ func Get(ctx context.Context, q db.Querier, acct account.Account, id int64, now 
 	return found[0], nil
 }
 
+// DefaultLimit and MaxLimit bound a page of entries.
+const DefaultLimit, MaxLimit = 50, 200
+
 // Filter narrows an entry listing. Zero fields do not filter.
 type Filter struct {
 	WaitlistID int64

@@ -20,6 +20,9 @@ const (
 	MaxReasonLen = 255
 	// MaxBatchRows is the most rows one batch may carry.
 	MaxBatchRows = 500
+	// MaxServices is the most service_ids, and the most service_names, one
+	// add or batch row names: far more than an account has services.
+	MaxServices = 500
 )
 
 // Row is one batch row as read from the request. Problems with its values
@@ -58,8 +61,8 @@ func ParseRow(index int, raw map[string]any, region string) Row {
 	r.FirstName, _ = o.Str("first_name", MaxNameLen)
 	r.LastName, _ = o.Str("last_name", MaxNameLen)
 	r.FirstName, r.LastName = strings.TrimSpace(r.FirstName), strings.TrimSpace(r.LastName)
-	r.ServiceIDs, _ = o.Ints("service_ids", 0, 0)
-	r.ServiceNames, _ = o.Strings("service_names", 0, 0, MaxServiceNameLen)
+	r.ServiceIDs, _ = o.Ints("service_ids", 0, MaxServices)
+	r.ServiceNames, _ = o.Strings("service_names", 0, MaxServices, MaxServiceNameLen)
 	r.Prefs = ReadPrefs(o)
 
 	for _, p := range rep.Problems {
