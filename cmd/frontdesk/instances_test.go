@@ -21,6 +21,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 )
 
 var faultTrials = flag.Int("fault-trials", 1, "rounds of the concurrency and several-instance fault tests (the long version uses 50)")
@@ -39,12 +40,13 @@ func startServe(t *testing.T, dsn, addr string, extra ...string) *exec.Cmd {
 }
 
 // startServeEnv is startServe with variables ("NAME=value") added to the
-// child's environment, which is otherwise the test process's.
+// child's environment, which is otherwise the test process's with private
+// targets allowed (the tests' receivers listen on loopback).
 func startServeEnv(t *testing.T, dsn, addr string, env []string, extra ...string) *exec.Cmd {
 	t.Helper()
 	args := append([]string{"serve", "--db", dsn, "--addr", addr}, extra...)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), env...), "FRONTDESK_CHILD_ARGS="+strings.Join(args, "\x1f"))
+	cmd.Env = append(append(append(os.Environ(), outbound.EnvAllowPrivate+"=true"), env...), "FRONTDESK_CHILD_ARGS="+strings.Join(args, "\x1f"))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

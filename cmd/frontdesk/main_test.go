@@ -15,6 +15,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
+	"github.com/frontdesk/frontdesk/internal/outbound"
 )
 
 // runCmd runs the binary's entry point in-process.
@@ -23,8 +24,11 @@ func runCmd(t *testing.T, dsn string, stdin string, args ...string) (code int, s
 	var out, errb bytes.Buffer
 	env := &Env{
 		Getenv: func(k string) string {
-			if k == "FRONTDESK_DB" {
+			switch k {
+			case "FRONTDESK_DB":
 				return dsn
+			case outbound.EnvAllowPrivate:
+				return "true" // the tests' webhook receivers and providers listen on loopback
 			}
 			return ""
 		},
