@@ -73,6 +73,7 @@ func (l *Local) FindSlots(ctx context.Context, in FindSlotsIn) (calendar.SlotLis
 		Limit: orDefault(rep, in.Limit, calendar.SlotLimitDefault, 1, calendar.SlotLimitMax, "limit")}
 	if in.StartDate != "" {
 		sq.StartDate, _ = valid.Date(rep, in.StartDate, "arguments", "start_date")
+		calendar.CheckWindow(rep, sq.StartDate, sq.Days, "arguments", "start_date")
 	}
 	if err := rep.Err(); err != nil {
 		return calendar.SlotList{}, err

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/phone"
 	"github.com/frontdesk/frontdesk/internal/secrets"
@@ -149,8 +150,8 @@ func (c *checker) timestamp(path, v string) {
 	if v == "" {
 		return
 	}
-	if _, err := time.Parse(time.RFC3339Nano, v); err != nil {
-		c.addf(path, "%q is not an RFC 3339 timestamp (e.g. 2026-01-05T10:00:00Z)", v)
+	if t, err := time.Parse(time.RFC3339Nano, v); err != nil || !clock.Representable(t) {
+		c.addf(path, "%q is not an RFC 3339 timestamp (e.g. 2026-01-05T10:00:00Z) between the years 0001 and 9999", v)
 	}
 }
 
