@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/mail"
@@ -14,9 +15,11 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/clock"
+	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/phone"
 	"github.com/frontdesk/frontdesk/internal/secrets"
+	"github.com/frontdesk/frontdesk/internal/waitlist"
 )
 
 // Enumerations of the file format.
@@ -155,12 +158,14 @@ func (c *checker) timestamp(path, v string) {
 	}
 }
 
-func (c *checker) duration(path, v string) {
+// duration checks a duration against the range the area that owns it
+// declares (jobs.ReminderLead, waitlist.SeatTTL, …).
+func (c *checker) duration(path, v string, r clock.Range) {
 	if v == "" {
 		return
 	}
-	if d, err := ParseDuration(v); err != nil || d <= 0 {
-		c.addf(path, "%q is not a positive duration like 15m, 2h or 1d", v)
+	if _, ok := clock.ParseIn(v, r); !ok {
+		c.addf(path, "%q is not a duration from %s (like 15m, 2h or 1d)", v, r)
 	}
 }
 
@@ -299,8 +304,15 @@ func Validate(f *File, known *Known) error {
 		}
 	}
 	if n := f.Notifications; n != nil {
+		before := len(c.problems)
 		for i, r := range n.Reminders {
-			c.duration(fmt.Sprintf("notifications.reminders[%d]", i), r)
+			c.duration(fmt.Sprintf("notifications.reminders[%d]", i), r, jobs.ReminderLead)
+		}
+		// The dashboard's rules for the list as a whole (no two equal, at
+		// most jobs.MaxReminders).
+		var e *errs.Error
+		if _, err := jobs.NormalizeReminders(n.Reminders); errors.As(err, &e) && len(c.problems) == before {
+			c.addf("notifications.reminders", "%s", e.Message)
 		}
 	}
 	c.keys("waitlists", len(f.Waitlists), func(i int) string { return f.Waitlists[i].Key })
@@ -313,8 +325,8 @@ func Validate(f *File, known *Known) error {
 		if w.MaxOffers != nil && *w.MaxOffers < 1 {
 			c.addf(path+".max_offers", "must be at least 1")
 		}
-		c.duration(path+".run_every", w.RunEvery)
-		c.duration(path+".seat_ttl", w.SeatTTL)
+		c.duration(path+".run_every", w.RunEvery, waitlist.RunEvery)
+		c.duration(path+".seat_ttl", w.SeatTTL, waitlist.SeatTTL)
 		for j, k := range w.Services {
 			c.ref(fmt.Sprintf("%s.services[%d]", path, j), k, services, "service")
 		}
@@ -368,7 +380,7 @@ func Validate(f *File, known *Known) error {
 						c.addf(ap+".steps", "a sequence needs at least one step")
 					}
 					for m, st := range au.Steps {
-						c.duration(fmt.Sprintf("%s.steps[%d].after", ap, m), st.After)
+						c.duration(fmt.Sprintf("%s.steps[%d].after", ap, m), st.After, jobs.SequenceDelay)
 						c.required(fmt.Sprintf("%s.steps[%d].template", ap, m), st.Template)
 					}
 				case "webhook":
