@@ -82,7 +82,7 @@ func cmdImport(ctx context.Context, args []string, env *Env) error {
 	delim := f.String("delimiter", "", `field delimiter: "," ";" "tab" or "|" (default: detected from the header line)`)
 	batchSize := f.Int("batch-size", csvimport.MaxBatch, "rows per batch (1..500)")
 	retries := f.Int("retries", 5, "times a batch is sent again after a 5xx answer, a 429 (after its Retry-After) or a network error (other 4xx answers are never retried)")
-	timeout := f.Duration("timeout", 2*time.Minute, "time limit for one batch request")
+	timeout := f.DurationIn("timeout", 2*time.Minute, csvimport.BatchTimeout, "time limit for one batch request")
 	asJSON := f.Bool("json", false, "print the summary as JSON")
 	quiet := f.Bool("quiet", false, "no progress and no column listing on stderr")
 	cpuProfile := f.String("cpuprofile", "", "write a CPU profile of the import (reading, mapping, encoding, sending) to this file (go tool pprof)")

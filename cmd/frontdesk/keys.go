@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 )
 
@@ -51,8 +52,8 @@ func cmdKeys(ctx context.Context, args []string, env *Env) error {
 	var expiresAt time.Time
 	if expires != nil && *expires != "" {
 		t, err := time.Parse(time.RFC3339, *expires)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "keys create: --expires-at %q is not RFC 3339\n", *expires)
+		if err != nil || !clock.Representable(t) {
+			fmt.Fprintf(env.Stderr, "keys create: --expires-at %q is not an RFC 3339 time between the years 0001 and 9999\n", *expires)
 			return errUsage
 		}
 		expiresAt = t

@@ -225,9 +225,9 @@ func envOr(env *Env, key, def string) string {
 }
 
 // envDuration fills *d from the environment variable key unless the flag
-// was given on the command line; a value that is not a duration is a usage
-// error rather than a silent fallback to the default.
-func envDuration(f *flags, env *Env, flagName, key string, d *time.Duration) error {
+// was given on the command line; a value that is not a duration within r
+// is a usage error rather than a silent fallback to the default.
+func envDuration(f *flags, env *Env, flagName, key string, d *time.Duration, r clock.Range) error {
 	v := env.Getenv(key)
 	if v == "" {
 		return nil
@@ -238,8 +238,8 @@ func envDuration(f *flags, env *Env, flagName, key string, d *time.Duration) err
 		return nil
 	}
 	parsed, err := time.ParseDuration(v)
-	if err != nil || parsed < 0 {
-		fmt.Fprintf(env.Stderr, "%s=%q is not a duration such as 500ms or 2s\n", key, v)
+	if err != nil || !r.Contains(parsed) {
+		fmt.Fprintf(env.Stderr, "%s=%q is not a duration within %s, such as 500ms or 2s\n", key, v, r)
 		return errUsage
 	}
 	*d = parsed

@@ -18,13 +18,20 @@ import (
 func TestSeatOfferEndToEnd(t *testing.T) {
 	for _, engine := range []db.Engine{db.SQLite, db.Postgres} {
 		t.Run(string(engine), func(t *testing.T) {
-			// A list that runs every second and looks a week ahead.
-			e := startNorte(t, engine, "waitlists: [{key: main, name: Espera, services: [cleaning], horizon_days: 8, run_every: 1s, seat_ttl: 2h}]\n")
+			// A list that looks a week ahead and runs every minute (the
+			// shortest interval), brought forward by runNow.
+			e := startNorte(t, engine, "waitlists: [{key: main, name: Espera, services: [cleaning], horizon_days: 8, run_every: 1m, seat_ttl: 2h}]\n")
 			store, err := db.Open(context.Background(), e.dsn, db.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer store.Close()
+			runNow := func() {
+				t.Helper()
+				if _, err := store.Exec(context.Background(), `UPDATE waitlists SET next_run_at = 0 WHERE active = ?`, true); err != nil {
+					t.Fatal(err)
+				}
+			}
 			madrid, _ := time.LoadLocation("Europe/Madrid")
 			day := nextWeekday(madrid)
 			date := day.Format("2006-01-02")
@@ -61,7 +68,8 @@ func TestSeatOfferEndToEnd(t *testing.T) {
 			const first, second = "+34600400001", "+34600400002"
 			add(first, "Alba", 0)
 			add(second, "Bruno", 1)
-			time.Sleep(1500 * time.Millisecond) // runs come and go: nothing to offer
+			runNow()
+			time.Sleep(1500 * time.Millisecond) // a run comes and goes: nothing to offer
 			if r := e.find("seat_offer", first, "pending", "sent"); r != nil {
 				t.Fatalf("an offer went out with the morning full: %+v", r)
 			}
@@ -70,6 +78,7 @@ func TestSeatOfferEndToEnd(t *testing.T) {
 			if _, err := store.Exec(context.Background(), `UPDATE appointments SET status = 'cancelled' WHERE id = ?`, freed); err != nil {
 				t.Fatal(err)
 			}
+			runNow()
 			e.waitFor("the offer to the top entry", func() bool { return e.find("seat_offer", first, "sent") != nil })
 			offer := e.find("seat_offer", first, "sent")
 			for _, want := range []string{"10:00", "Dra. Ruiz", "Alba"} {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/httpapi"
 	"github.com/frontdesk/frontdesk/internal/password"
+	"github.com/frontdesk/frontdesk/internal/pipeline"
 	"github.com/frontdesk/frontdesk/internal/ratelimit"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 	"github.com/frontdesk/frontdesk/internal/workspace"
@@ -26,21 +27,21 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	f := newFlags("serve", env)
 	addr := f.String("addr", envOr(env, "FRONTDESK_ADDR", "127.0.0.1:8080"), "listen address (env FRONTDESK_ADDR)")
 	demo := f.Bool("demo", false, "apply the built-in demo workspace if absent and print its key")
-	shutdownWait := f.Duration("shutdown-timeout", 30*time.Second, "how long in-flight requests may finish on shutdown")
+	shutdownWait := f.DurationIn("shutdown-timeout", 30*time.Second, shutdownRange, "how long in-flight requests may finish on shutdown")
 	runWorker := f.Bool("worker", true, "run the job worker in this process (automations, notifications, webhooks)")
 	wf := addWorkerFlags(f)
-	batchWait := f.Duration("batch-wait", 30*time.Second, "how long an ingest batch waits for another batch of the same input node")
-	sessionIdle := f.Duration("session-idle", 12*time.Hour, "dashboard: sign out after this long without activity")
-	sessionMax := f.Duration("session-max", 7*24*time.Hour, "dashboard: sign out this long after signing in")
+	batchWait := f.DurationIn("batch-wait", 30*time.Second, pipeline.BatchWait, "how long an ingest batch waits for another batch of the same input node")
+	sessionIdle := f.DurationIn("session-idle", 12*time.Hour, account.SessionIdle, "dashboard: sign out after this long without activity")
+	sessionMax := f.DurationIn("session-max", 7*24*time.Hour, account.SessionMax, "dashboard: sign out this long after signing in")
 	publicURL := f.String("public-url", "", "the base URL message providers call back (env FRONTDESK_PUBLIC_URL); their signatures cover it")
-	rateSync := f.Duration("rate-sync", 200*time.Millisecond, "PostgreSQL: how often instances share their API rate-limit usage")
-	slowQuery := f.Duration("slow-query", 500*time.Millisecond, "log statements slower than this (0: never; env FRONTDESK_SLOW_QUERY)")
-	statsEvery := f.Duration("analyze-every", 5*time.Second, "PostgreSQL: how often to look for tables that grew by half since their last ANALYZE")
+	rateSync := f.DurationIn("rate-sync", 200*time.Millisecond, ratelimit.SyncEvery, "PostgreSQL: how often instances share their API rate-limit usage")
+	slowQuery := f.DurationIn("slow-query", 500*time.Millisecond, db.SlowQuery, "log statements slower than this (0: never; env FRONTDESK_SLOW_QUERY)")
+	statsEvery := f.DurationIn("analyze-every", 5*time.Second, db.AnalyzeEvery, "PostgreSQL: how often to look for tables that grew by half since their last ANALYZE")
 	cpuProfile := f.String("cpuprofile", "", "write a CPU profile of the process until it stops to this file (go tool pprof)")
 	if err := f.parse(args); err != nil {
 		return err
 	}
-	if err := envDuration(f, env, "slow-query", "FRONTDESK_SLOW_QUERY", slowQuery); err != nil {
+	if err := envDuration(f, env, "slow-query", "FRONTDESK_SLOW_QUERY", slowQuery, db.SlowQuery); err != nil {
 		return err
 	}
 	stopProfile, err := startCPUProfile(*cpuProfile)

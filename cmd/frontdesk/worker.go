@@ -25,7 +25,7 @@ type workerFlags struct {
 
 func addWorkerFlags(f *flags) workerFlags {
 	return workerFlags{
-		poll:        f.Duration("poll", time.Second, "job worker: pause between polls when no job is due"),
+		poll:        f.DurationIn("poll", time.Second, jobs.PollEvery, "job worker: pause between polls when no job is due"),
 		concurrency: f.Int("worker-concurrency", 8, "job worker: external calls (message sends, webhooks) run at once by this process"),
 		batch:       f.Int("worker-batch", 1000, "job worker: jobs claimed per poll"),
 	}
@@ -48,12 +48,12 @@ func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, wf workerFlags, 
 func cmdWorker(ctx context.Context, args []string, env *Env) error {
 	f := newFlags("worker", env)
 	wf := addWorkerFlags(f)
-	slowQuery := f.Duration("slow-query", 500*time.Millisecond, "log statements slower than this (0: never; env FRONTDESK_SLOW_QUERY)")
+	slowQuery := f.DurationIn("slow-query", 500*time.Millisecond, db.SlowQuery, "log statements slower than this (0: never; env FRONTDESK_SLOW_QUERY)")
 	publicURL := f.String("public-url", "", "the base URL message providers call back (env FRONTDESK_PUBLIC_URL)")
 	if err := f.parse(args); err != nil {
 		return err
 	}
-	if err := envDuration(f, env, "slow-query", "FRONTDESK_SLOW_QUERY", slowQuery); err != nil {
+	if err := envDuration(f, env, "slow-query", "FRONTDESK_SLOW_QUERY", slowQuery, db.SlowQuery); err != nil {
 		return err
 	}
 	box, err := secretBox(env)

@@ -6,8 +6,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+)
+
+// SessionIdle and SessionMax bound a dashboard session's idle timeout and
+// its whole life (serve --session-idle, --session-max): at least a minute,
+// at most 30 days idle and a year in all.
+var (
+	SessionIdle = clock.Range{Min: time.Minute, Max: 30 * 24 * time.Hour}
+	SessionMax  = clock.Range{Min: time.Minute, Max: 365 * 24 * time.Hour}
 )
 
 // Session is a dashboard user's signed-in session, found by the hash of its

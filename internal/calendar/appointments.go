@@ -173,6 +173,9 @@ func RescheduleAppointment(ctx context.Context, store *db.DB, acct account.Accou
 			}
 		}
 		end := start.Add(a.EndAt.Sub(a.StartAt))
+		if !instantsFit(start, end) {
+			return errs.New(errs.ValidationError, "An appointment must lie between the years 0001 and 9999 in UTC.")
+		}
 		if _, err := tx.Exec(ctx, `UPDATE appointments SET start_at = ?, end_at = ?, professional_id = ?, confirmation_status = 'pending', updated_at = ?
 			WHERE account_id = ? AND id = ?`, db.Micros(start), db.Micros(end), professionalID, db.Micros(now), acct.ID, id); err != nil {
 			return err

@@ -142,11 +142,17 @@ func resolveWindow(acct account.Account, zone, startDate string, days int, now t
 	if startDate == "" {
 		y, m, d = now.In(loc).Date()
 	} else {
-		t, err := time.Parse(time.DateOnly, startDate)
-		if err != nil {
+		t, ok := ParseDate(startDate, time.UTC)
+		if !ok {
 			return nil, errs.WithDetails(errs.ValidationError, map[string]any{"field": "start_date"}, "start_date must be YYYY-MM-DD.")
 		}
 		y, m, d = t.Date()
+	}
+	// The doors refuse a window past LastDate as a schema problem
+	// (CheckWindow); this guards any caller that did not.
+	if DaysWithin(time.Date(y, m, d, 0, 0, 0, 0, time.UTC), days) < days {
+		return nil, errs.WithDetails(errs.ValidationError, map[string]any{"field": "start_date", "latest": LatestStart(days)},
+			"A window of %d days must start by %s (days end at %s).", days, LatestStart(days), LastDate)
 	}
 	w := &window{zone: zone, loc: loc, days: days, bounds: make([]int64, days+1), y: y, m: int(m), d: d}
 	for i := range w.bounds {

@@ -119,6 +119,10 @@ func Book(ctx context.Context, store *db.DB, acct account.Account, req BookReque
 	if !ok {
 		return Booking{}, gapError("end_at", req.Timezone)
 	}
+	if !instantsFit(start, end) {
+		return Booking{}, errs.WithDetails(errs.InvalidTimeRange, map[string]any{"field": "start_at", "timezone": req.Timezone},
+			"An appointment must lie between the years 0001 and 9999 in UTC.")
+	}
 	if !end.After(start) {
 		return Booking{}, errs.WithDetails(errs.InvalidTimeRange, map[string]any{"field": "end_at",
 			"start_at": clock.Format(start), "end_at": clock.Format(end)}, "end_at must be after start_at.")

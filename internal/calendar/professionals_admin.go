@@ -247,6 +247,9 @@ func AddTimeOff(ctx context.Context, q db.Querier, acct account.Account, id int6
 	if !to.After(from) {
 		return errs.New(errs.ValidationError, "Time off must end after it starts.")
 	}
+	if !instantsFit(from, to) {
+		return errs.New(errs.ValidationError, "Time off must lie between the years 0001 and 9999.")
+	}
 	if to.Sub(from) > 366*24*time.Hour {
 		return errs.New(errs.ValidationError, "Time off may last at most a year; add several ranges for longer.")
 	}

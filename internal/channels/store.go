@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/secrets"
@@ -265,7 +266,13 @@ type QuietHours struct {
 	Set      bool
 }
 
-// ParseQuietHours reads "HH:MM-HH:MM" ("" is no window).
+// QuietWindow is how long quiet hours may last: from a minute to 23 hours,
+// so at least an hour a day is left for the messages they hold (held
+// messages all leave when the window ends).
+var QuietWindow = clock.Range{Min: time.Minute, Max: 23 * time.Hour}
+
+// ParseQuietHours reads "HH:MM-HH:MM" ("" is no window) lasting within
+// QuietWindow.
 func ParseQuietHours(s string) (QuietHours, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -279,6 +286,9 @@ func ParseQuietHours(s string) (QuietHours, error) {
 	to, err2 := clockTime(b)
 	if err1 != nil || err2 != nil || from == to {
 		return QuietHours{}, fmt.Errorf("must look like 21:00-09:00 (two different times of day)")
+	}
+	if length := (to - from + 24*time.Hour) % (24 * time.Hour); !QuietWindow.Contains(length) {
+		return QuietHours{}, fmt.Errorf("lasts %s: quiet hours last %s, leaving at least an hour a day for messages", clock.Short(length), QuietWindow)
 	}
 	return QuietHours{From: from, To: to, Set: true}, nil
 }

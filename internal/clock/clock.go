@@ -58,6 +58,10 @@ func Format(t time.Time) string {
 	return t.UTC().Truncate(time.Microsecond).Format(time.RFC3339Nano)
 }
 
+// maxDays is the most days a time.Duration holds (about 292 years): more
+// would wrap around.
+const maxDays = int(1<<63-1) / int(24*time.Hour)
+
 // ParseDuration reads "15m", "2h", "1h30m" and also whole days ("1d"), as
 // workspace files and stored settings (reminders, sequence steps) write
 // them. Negative durations are refused.
@@ -65,7 +69,7 @@ func ParseDuration(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if d, ok := strings.CutSuffix(s, "d"); ok {
 		n, err := strconv.Atoi(d)
-		if err != nil || n < 0 {
+		if err != nil || n < 0 || n > maxDays {
 			return 0, fmt.Errorf("invalid duration %q", s)
 		}
 		return time.Duration(n) * 24 * time.Hour, nil

@@ -14,10 +14,16 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/client"
+	"github.com/frontdesk/frontdesk/internal/clock"
 )
 
 // MaxBatch is the contract's row limit per batch.
 const MaxBatch = 500
+
+// BatchTimeout bounds the time limit of one batch request (import
+// --timeout): a second to an hour (a 500-row batch takes well under a
+// second on a healthy server).
+var BatchTimeout = clock.Range{Min: time.Second, Max: time.Hour}
 
 // Statuses this importer adds to the servers' row statuses, for rows the
 // server did not answer one by one.

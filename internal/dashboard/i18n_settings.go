@@ -127,6 +127,7 @@ func init() {
 		"A professional may have at most 500 time-off ranges; remove old ones first.": "Un profesional puede tener como mucho 500 ausencias; quita antes las antiguas.",
 		"That time off is no longer there; the page was out of date.":                 "Esa ausencia ya no está; la página estaba desactualizada.",
 		"The horizon must be 1 to 365 days.":                                          "El horizonte debe ser de 1 a 365 días.",
+		"Time off must lie between the years 0001 and 9999.":                          "El tiempo libre debe caer entre los años 0001 y 9999.",
 		"A list runs every 1 minute to 7 days.":                                       "Una lista se ejecuta cada 1 minuto a 7 días.",
 		"A seat is held 1 minute to 7 days.":                                          "Un hueco se reserva de 1 minuto a 7 días.",
 		"Offers before review must be 1 to 100.":                                      "Las ofertas antes de revisar deben ser de 1 a 100.",

@@ -47,7 +47,8 @@ func init() {
 		"pending":                       "pendiente",
 		"no-show":                       "no se presentó",
 		"completed":                     "atendida",
-		"The date must be YYYY-MM-DD.":  "La fecha debe ser AAAA-MM-DD.",
+		"The date must be a day from %s to %s (YYYY-MM-DD).":              "La fecha debe ser un día de %s a %s (AAAA-MM-DD).",
+		"An appointment must lie between the years 0001 and 9999 in UTC.": "Una cita debe caer entre los años 0001 y 9999 en UTC.",
 
 		"Book an appointment":     "Reservar una cita",
 		"Back to the day":         "Volver al día",

@@ -7,6 +7,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/audit"
+	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 )
@@ -47,8 +48,8 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, s *session
 	}
 	var expires time.Time
 	if v := strings.TrimSpace(r.PostForm.Get("expires_on")); v != "" {
-		day, err := time.ParseInLocation("2006-01-02", v, s.Account.Location())
-		if err != nil {
+		day, ok := calendar.ParseDate(v, s.Account.Location())
+		if !ok {
 			return errs.New(errs.ValidationError, "The expiry date must be a date (YYYY-MM-DD).")
 		}
 		// The key works through the whole chosen day.

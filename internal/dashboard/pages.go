@@ -97,8 +97,8 @@ func (d *Dashboard) snoozeEntry(w http.ResponseWriter, r *http.Request, s *sessi
 	if err != nil {
 		return err
 	}
-	day, err := time.ParseInLocation("2006-01-02", strings.TrimSpace(r.PostForm.Get("until")), s.Account.Location())
-	if err != nil {
+	day, ok := calendar.ParseDate(strings.TrimSpace(r.PostForm.Get("until")), s.Account.Location())
+	if !ok {
 		return errs.New(errs.ValidationError, "Choose the date the entry wakes up.")
 	}
 	if err := waitlist.SnoozeEntry(r.Context(), d.db, s.Account, id, day, d.clock.Now()); err != nil {
@@ -164,7 +164,7 @@ func (d *Dashboard) calendarPage(w http.ResponseWriter, r *http.Request, s *sess
 	now := nowUTC.In(loc)
 	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
 	if v := q.Get("date"); v != "" {
-		if t, err := time.ParseInLocation("2006-01-02", v, loc); err == nil {
+		if t, ok := calendar.ParseDate(v, loc); ok {
 			day = t
 		}
 	}
@@ -179,7 +179,7 @@ func (d *Dashboard) calendarPage(w http.ResponseWriter, r *http.Request, s *sess
 	from, days := day, 1
 	if view == "week" {
 		from = day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7)) // Monday
-		days = 7
+		days = calendar.DaysWithin(from, 7)                       // the last week of 9999 is short
 	}
 	to := from.AddDate(0, 0, days)
 	proID, _ := strconv.ParseInt(q.Get("professional"), 10, 64)
@@ -235,10 +235,19 @@ func (d *Dashboard) calendarPage(w http.ResponseWriter, r *http.Request, s *sess
 	d.render(w, r, s, http.StatusOK, "calendar", "Calendar", "calendar", map[string]any{
 		"Days": cal, "View": view, "Date": day.Format("2006-01-02"), "Pros": pros, "ProID": proID,
 		"Confirmation": conf, "Confirmations": calendar.ConfirmationStatuses,
-		"Prev": day.AddDate(0, 0, -step).Format("2006-01-02"), "Next": day.AddDate(0, 0, step).Format("2006-01-02"),
+		"Prev": calendarDate(day.AddDate(0, 0, -step)), "Next": calendarDate(day.AddDate(0, 0, step)),
 		"Count": len(appts), "Held": len(holds), "Zone": loc.String(),
 	})
 	return nil
+}
+
+// calendarDate is day as the calendar's date parameter, "" beyond the
+// days the calendar has (calendar.FirstDate to calendar.LastDate).
+func calendarDate(day time.Time) string {
+	if day.Year() < 1 || calendar.DaysWithin(day, 1) == 0 {
+		return ""
+	}
+	return day.Format("2006-01-02")
 }
 
 // reschedule handles "POST /app/appointments/{appointment_id}/reschedule"

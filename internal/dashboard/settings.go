@@ -372,8 +372,8 @@ func (d *Dashboard) addTimeOff(w http.ResponseWriter, r *http.Request, s *sessio
 	loc := s.Account.Location()
 	var from, to time.Time
 	if day := strings.TrimSpace(r.PostForm.Get("day")); day != "" {
-		t, err := time.ParseInLocation("2006-01-02", day, loc)
-		if err != nil {
+		t, ok := calendar.ParseDate(day, loc)
+		if !ok {
 			return errs.New(errs.ValidationError, "%s", s.T("The day must be a date (YYYY-MM-DD)."))
 		}
 		from, to = t, t.AddDate(0, 0, 1)

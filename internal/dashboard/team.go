@@ -23,6 +23,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/audit"
 	"github.com/frontdesk/frontdesk/internal/channels"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/jobs"
@@ -105,6 +106,7 @@ func (d *Dashboard) notificationsPage(w http.ResponseWriter, r *http.Request, s 
 	}
 	d.render(w, r, s, http.StatusOK, "settings_notifications", "Notifications", "settings", map[string]any{
 		"Settings": set, "Reminders": strings.Join(set.Reminders, ", "), "Max": jobs.MaxReminders,
+		"MinLead": clock.Short(jobs.ReminderLead.Min), "MaxLead": clock.Short(jobs.ReminderLead.Max),
 	})
 	return nil
 }

@@ -229,9 +229,9 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 	today := dayOf(nowUTC, loc)
 	day := today
 	if v := q.Get("date"); v != "" {
-		t, err := time.ParseInLocation("2006-01-02", v, loc)
-		if err != nil {
-			return errs.New(errs.ValidationError, "%s", s.T("The date must be YYYY-MM-DD."))
+		t, ok := calendar.ParseDate(v, loc)
+		if !ok {
+			return errs.New(errs.ValidationError, "%s", s.T("The date must be a day from %s to %s (YYYY-MM-DD).", calendar.FirstDate, calendar.LastDate))
 		}
 		day = t
 	}
@@ -262,7 +262,7 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 	from, days := day, 1
 	if view == "week" {
 		from = day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7)) // Monday
-		days = 7
+		days = calendar.DaysWithin(from, 7)                       // the last week of 9999 is short
 	}
 	to := from.AddDate(0, 0, days)
 	scheds, err := calendar.Schedules(ctx, d.db, s.Account, from, to)
@@ -393,6 +393,9 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 		step = 7
 	}
 	link := func(date time.Time) string {
+		if calendar.DaysWithin(date, 1) == 0 || date.Year() < 1 {
+			return "" // no day to show
+		}
 		v := url.Values{"date": {date.Format("2006-01-02")}}
 		if view == "week" {
 			v.Set("view", "week")

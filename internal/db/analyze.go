@@ -4,11 +4,20 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"github.com/frontdesk/frontdesk/internal/clock"
 )
 
 // hotTables are the tables that grow by thousands of rows a minute under
 // ingest and import, and whose lookups go wrong without statistics.
 var hotTables = []string{"clients", "cards", "card_events", "client_tags", "jobs", "outbox", "waitlist_entries"}
+
+// AnalyzeEvery bounds how often KeepStatistics looks for grown tables.
+var AnalyzeEvery = clock.Range{Min: time.Second, Max: time.Hour}
+
+// SlowQuery bounds Options.SlowQuery (--slow-query, FRONTDESK_SLOW_QUERY):
+// 0 (never log) to an hour.
+var SlowQuery = clock.Range{Min: 0, Max: time.Hour}
 
 // KeepStatistics runs ANALYZE on PostgreSQL for each hot table that has
 // grown by half or more since it was last analyzed (and by at least 1,000
@@ -20,6 +29,9 @@ var hotTables = []string{"clients", "cards", "card_events", "client_tags", "jobs
 // the first ANALYZE). Growth by half bounds the work: a table is analyzed
 // about log1.5 of its size times over its life. SQLite needs nothing: its
 // planner never uses statistics here (Frontdesk never runs ANALYZE on it).
+//
+// AnalyzeEvery bounds interval (serve --analyze-every): from a second to an
+// hour.
 func (db *DB) KeepStatistics(ctx context.Context, interval time.Duration, log *slog.Logger) {
 	if db.dialect.Engine != Postgres {
 		return

@@ -96,7 +96,8 @@ func IsUniqueViolation(err error) bool {
 // ReserveIDs returns n fresh ids for table, so a batch can insert rows with
 // known ids in one statement and never depend on the order of RETURNING.
 // On SQLite the caller's transaction holds the write lock (BEGIN IMMEDIATE),
-// so max(id) cannot move under it; on PostgreSQL the identity sequence hands
+// so max(id) cannot move under it (inserting the ids moves sqlite_sequence
+// past them); on PostgreSQL the identity sequence hands
 // out ids that no other transaction will get.
 func (d Dialect) ReserveIDs(ctx context.Context, q Querier, table string, n int) ([]int64, error) {
 	if n == 0 {
@@ -119,8 +120,11 @@ func (d Dialect) ReserveIDs(ctx context.Context, q Querier, table string, n int)
 		}
 		return ids, rows.Err()
 	}
+	// Above the table's highest id and, for a table with AUTOINCREMENT
+	// (migration 00021), above the highest it ever had: an id deleted
+	// before is never handed out again.
 	var max int64
-	if err := q.QueryRow(ctx, fmt.Sprintf(`SELECT COALESCE(MAX(id), 0) FROM %s`, table)).Scan(&max); err != nil {
+	if err := q.QueryRow(ctx, fmt.Sprintf(`SELECT MAX(COALESCE((SELECT MAX(id) FROM %s), 0), COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '%s'), 0))`, table, table)).Scan(&max); err != nil {
 		return nil, fmt.Errorf("reserve %s ids: %w", table, err)
 	}
 	for i := 1; i <= n; i++ {

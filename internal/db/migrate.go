@@ -43,40 +43,26 @@ func migrationFS(e Engine) (fs.FS, error) {
 	return out, nil
 }
 
-// Migrate brings the schema up to date. On PostgreSQL a session advisory lock
-// makes concurrent instances wait for each other instead of racing.
+// Migrate brings the schema up to date: the SQL files of migrations/ and
+// the few written in Go (goMigrations; 00021 is one). On PostgreSQL a
+// session advisory lock makes concurrent instances wait for each other
+// instead of racing.
 func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
-	fsys, err := migrationFS(db.dialect.Engine)
+	return db.migrate(ctx, log, 0)
+}
+
+// migrate applies the migrations up to version (0: all of them).
+func (db *DB) migrate(ctx context.Context, log *slog.Logger, version int64) error {
+	p, err := db.migrations(ctx)
 	if err != nil {
 		return err
 	}
-	dialect := goose.DialectSQLite3
-	// Areas add migrations independently; one numbered below an applied one
-	// must still apply rather than stop the server.
-	opts := []goose.ProviderOption{goose.WithAllowOutofOrder(true)}
-	if db.dialect.Engine == Postgres {
-		dialect = goose.DialectPostgres
-		// The lock only has to exclude instances migrating the same schema.
-		// Keyed on the schema, stores in other schemas of the database (one
-		// per test) never queue behind each other; a busy lock is retried
-		// every second instead of goose's five.
-		var schema sql.NullString
-		if err := db.sql.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		h := fnv.New64a()
-		h.Write([]byte("frontdesk/migrate/" + schema.String))
-		locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64())), lock.WithLockTimeout(1, 300))
-		if err != nil {
-			return err
-		}
-		opts = append(opts, goose.WithSessionLocker(locker))
+	var results []*goose.MigrationResult
+	if version > 0 {
+		results, err = p.UpTo(ctx, version)
+	} else {
+		results, err = p.Up(ctx)
 	}
-	p, err := goose.NewProvider(dialect, db.sql, fsys, opts...)
-	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
-	}
-	results, err := p.Up(ctx)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -91,6 +77,41 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
 		return fmt.Errorf("migrate: checkpoint: %w", err)
 	}
 	return nil
+}
+
+// migrations is the goose provider of the engine's migrations.
+func (db *DB) migrations(ctx context.Context) (*goose.Provider, error) {
+	fsys, err := migrationFS(db.dialect.Engine)
+	if err != nil {
+		return nil, err
+	}
+	dialect := goose.DialectSQLite3
+	// Areas add migrations independently; one numbered below an applied one
+	// must still apply rather than stop the server.
+	opts := []goose.ProviderOption{goose.WithAllowOutofOrder(true), goose.WithGoMigrations(goMigrations(db.dialect.Engine)...)}
+	if db.dialect.Engine == Postgres {
+		dialect = goose.DialectPostgres
+		// The lock only has to exclude instances migrating the same schema.
+		// Keyed on the schema, stores in other schemas of the database (one
+		// per test) never queue behind each other; a busy lock is retried
+		// every second instead of goose's five.
+		var schema sql.NullString
+		if err := db.sql.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+			return nil, fmt.Errorf("migrate: %w", err)
+		}
+		h := fnv.New64a()
+		h.Write([]byte("frontdesk/migrate/" + schema.String))
+		locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64())), lock.WithLockTimeout(1, 300))
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	p, err := goose.NewProvider(dialect, db.sql, fsys, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("migrations: %w", err)
+	}
+	return p, nil
 }
 
 // SchemaVersion returns the applied migration version.

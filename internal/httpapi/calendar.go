@@ -45,6 +45,7 @@ func (s *Server) handleAvailability(w http.ResponseWriter, r *http.Request) erro
 	q := rep.Query(values)
 	aq := calendar.AvailabilityQuery{Days: int(q.IntDefault("days", 14, 1, 90))}
 	aq.StartDate, _ = q.Date("start_date")
+	calendar.CheckWindow(rep, aq.StartDate, aq.Days, "query", "start_date")
 	aq.Timezone, _ = q.Str("timezone", calendar.MaxTimezoneLen)
 	aq.ServiceIDs = q.Ints("service_id", valid.MaxQueryIDs)
 	if err := rep.Err(); err != nil {
@@ -79,6 +80,7 @@ func (s *Server) handleSlots(w http.ResponseWriter, r *http.Request) error {
 	}
 	sq.ProfessionalIDs = q.Ints("professional_id", calendar.MaxSlotProfessionals)
 	sq.StartDate, _ = q.Date("start_date")
+	calendar.CheckWindow(rep, sq.StartDate, sq.Days, "query", "start_date")
 	sq.Timezone, _ = q.Str("timezone", calendar.MaxTimezoneLen)
 	if err := rep.Err(); err != nil {
 		return err

@@ -1,5 +1,16 @@
 package jobs
 
+import (
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/clock"
+)
+
+// SequenceDelay is how long a sequence step may wait after the previous
+// one: at least a minute (steps are separate messages, not a burst) and at
+// most a year (a yearly check-up).
+var SequenceDelay = clock.Range{Min: time.Minute, Max: 365 * 24 * time.Hour}
+
 // Automation is one on-arrival automation of a stage, as stages store it
 // (JSON in stages.automations) and as workspace files write it (the YAML
 // keys are the same): a message now, a sequence of delayed messages, or a
@@ -14,7 +25,8 @@ type Automation struct {
 }
 
 // SequenceStep is one delayed message of a sequence: After is a duration
-// from the previous step ("1h", "2d"; clock.ParseDuration).
+// from the previous step ("1h", "2d"; clock.ParseDuration) within
+// SequenceDelay.
 type SequenceStep struct {
 	After    string `yaml:"after" json:"after"`
 	Template string `yaml:"template" json:"template"`

@@ -20,8 +20,31 @@ import (
 // MaxReminders caps the reminders before an appointment.
 const MaxReminders = 5
 
-// maxReminderLead is the longest lead time of a reminder.
-const maxReminderLead = 30 * 24 * time.Hour
+// ReminderLead is how long before an appointment a reminder may go out:
+// at least a minute (a reminder at the appointment's start reminds no one)
+// and at most 30 days.
+var ReminderLead = clock.Range{Min: time.Minute, Max: 30 * 24 * time.Hour}
+
+// Refusals of reminder lead times, in words the dashboard translates
+// (values go in the details).
+const (
+	msgReminderLead  = "A reminder goes out 1 minute to 30 days before the appointment: write a number and a unit, like 24h, 2h, 30m or 2d."
+	msgReminderTwice = "Two reminders at the same time before the appointment."
+)
+
+var msgReminderTooMany = fmt.Sprintf("At most %d reminders.", MaxReminders)
+
+// ParseReminderLead reads one reminder's lead time ("24h", "30m", "2d")
+// within ReminderLead; a refusal is VALIDATION_ERROR naming the field
+// "reminders" and the value.
+func ParseReminderLead(s string) (time.Duration, error) {
+	d, ok := clock.ParseIn(strings.TrimSpace(s), ReminderLead)
+	if !ok {
+		return 0, errs.WithDetails(errs.ValidationError, map[string]any{"field": "reminders", "value": s,
+			"min": clock.Short(ReminderLead.Min), "max": clock.Short(ReminderLead.Max)}, "%s", msgReminderLead)
+	}
+	return d, nil
+}
 
 // LoadNotificationSettings reads the account's settings; stored settings
 // that do not read are the zero settings, as bookings read them.
@@ -38,9 +61,10 @@ func LoadNotificationSettings(ctx context.Context, q db.Querier, acct account.Ac
 	return s, nil
 }
 
-// NormalizeReminders checks lead times ("24h", "2h", "1d"): each a
-// positive duration of at most 30 days, at most MaxReminders, no two
-// equal; blanks are dropped. They come back longest first.
+// NormalizeReminders checks lead times ("24h", "2h", "1d"): each within
+// ReminderLead, at most MaxReminders, no two equal; blanks are dropped.
+// They come back longest first. Every door that sets reminders (the
+// dashboard, the workspace file) calls it.
 func NormalizeReminders(leads []string) ([]string, error) {
 	type lead struct {
 		text string
@@ -52,19 +76,19 @@ func NormalizeReminders(leads []string) ([]string, error) {
 		if r == "" {
 			continue
 		}
-		d, err := clock.ParseDuration(r)
-		if err != nil || d <= 0 || d > maxReminderLead {
-			return nil, errs.New(errs.ValidationError, "%q is not a lead time: write a number and a unit, like 24h, 2h, 30m or 2d (at most 30 days).", r)
+		d, err := ParseReminderLead(r)
+		if err != nil {
+			return nil, err
 		}
 		for _, l := range ls {
 			if l.d == d {
-				return nil, errs.New(errs.ValidationError, "Two reminders at the same time before the appointment (%s).", r)
+				return nil, errs.WithDetails(errs.ValidationError, map[string]any{"field": "reminders", "value": r}, "%s", msgReminderTwice)
 			}
 		}
 		ls = append(ls, lead{r, d})
 	}
 	if len(ls) > MaxReminders {
-		return nil, errs.New(errs.ValidationError, "At most %d reminders.", MaxReminders)
+		return nil, errs.WithDetails(errs.ValidationError, map[string]any{"field": "reminders", "max": MaxReminders}, "%s", msgReminderTooMany)
 	}
 	slices.SortFunc(ls, func(a, b lead) int { return int((b.d - a.d) / time.Second) })
 	out := make([]string, len(ls))

@@ -24,6 +24,10 @@ func TestNormalizeReminders(t *testing.T) {
 		{"zero", []string{"0h"}, nil},
 		{"negative", []string{"-2h"}, nil},
 		{"over 30 days", []string{"31d"}, nil},
+		{"a nanosecond", []string{"1ns"}, nil},
+		{"under a minute", []string{"59s"}, nil},
+		{"a minute and 30 days", []string{"1m", "30d"}, []string{"30d", "1m"}},
+		{"days past what a duration holds", []string{"9999999999d"}, nil},
 		{"same lead twice", []string{"2h", "120m"}, nil},
 		{"too many", []string{"1h", "2h", "3h", "4h", "5h", "6h"}, nil},
 	} {

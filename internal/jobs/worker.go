@@ -85,6 +85,10 @@ func (w *Worker) backoff(attempt int) time.Duration {
 	return time.Duration(math.Min(math.Pow(2, float64(attempt)), 3600)) * time.Second
 }
 
+// PollEvery bounds the pause between empty polls (--poll): from 10 ms to
+// a minute (a job due meanwhile waits that long).
+var PollEvery = clock.Range{Min: 10 * time.Millisecond, Max: time.Minute}
+
 // Run polls until ctx ends; a job under way finishes first.
 func (w *Worker) Run(ctx context.Context) error {
 	poll := w.Poll

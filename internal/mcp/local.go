@@ -59,6 +59,7 @@ func (l *Local) FindSlots(ctx context.Context, in FindSlotsIn) (calendar.SlotLis
 	sq.ProfessionalIDs = valid.IDs(rep, in.ProfessionalIDs, calendar.MaxSlotProfessionals, "arguments", "professional_ids")
 	if in.StartDate != "" {
 		sq.StartDate, _ = valid.Date(rep, in.StartDate, "arguments", "start_date")
+		calendar.CheckWindow(rep, sq.StartDate, sq.Days, "arguments", "start_date")
 	}
 	if err := rep.Err(); err != nil {
 		return calendar.SlotList{}, err

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
@@ -102,6 +103,12 @@ type IngestResult struct {
 	Summary       Summary     `json:"summary"`
 	Results       []RowResult `json:"results"`
 }
+
+// BatchWait bounds how long a batch waits for another batch of the same
+// input node before BATCH_IN_PROGRESS (serve --batch-wait; 30 s, the
+// contract's, by default): 100 ms (an integrator that would rather retry
+// than wait) to a minute, well within the server's write timeout.
+var BatchWait = clock.Range{Min: 100 * time.Millisecond, Max: time.Minute}
 
 // Ingester runs ingest batches. Batches for one input node never overlap:
 // in-process a per-node semaphore queues them, and on PostgreSQL a

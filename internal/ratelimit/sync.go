@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 )
 
@@ -50,6 +51,11 @@ func randomInstance() string {
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
+
+// SyncEvery bounds how often instances share their usage (serve
+// --rate-sync): from 10 ms (a statement per key at that pace) to a minute
+// (beyond, instances overshoot a shared limit for that long).
+var SyncEvery = clock.Range{Min: 10 * time.Millisecond, Max: time.Minute}
 
 // Run syncs every interval until ctx ends. It does nothing without a Store.
 func (l *Limiter) Run(ctx context.Context, every time.Duration, log *slog.Logger) {

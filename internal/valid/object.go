@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/frontdesk/frontdesk/internal/clock"
 )
 
 // Object reads the fields of one JSON object. A nil or non-object value has
@@ -230,10 +232,11 @@ func (o *Object) Date(name string) (string, bool) {
 	return Date(o.r, s, o.Loc(name)...)
 }
 
-// Date checks that s is a real calendar date in YYYY-MM-DD form.
+// Date checks that s is a real calendar date in YYYY-MM-DD form, from
+// 0001-01-01 to 9999-12-31 (pydantic's dates: there is no year 0).
 func Date(r *Report, s string, at ...any) (string, bool) {
 	if dateRE.MatchString(s) {
-		if _, err := time.Parse(time.DateOnly, s); err == nil {
+		if t, err := time.Parse(time.DateOnly, s); err == nil && t.Year() >= 1 {
 			return s, true
 		}
 	}
@@ -260,11 +263,13 @@ func Timestamp(r *Report, s string, at ...any) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// ParseTimestamp is Timestamp without a report.
+// ParseTimestamp is Timestamp without a report. An instant whose UTC year
+// is outside 0001..9999 (9999-12-31T23:00:00-10:00) is refused: no answer
+// could write it (clock.Representable).
 func ParseTimestamp(s string) (time.Time, bool) {
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999", time.DateOnly} {
 		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), true
+			return t.UTC(), clock.Representable(t)
 		}
 	}
 	return time.Time{}, false

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 )
@@ -27,12 +28,22 @@ type Schedule struct {
 	MaxOffers   int
 }
 
-// Bounds of a schedule the dashboard accepts (the file accepts any positive
-// duration; a week is far beyond any clinic's use).
+// Bounds of a schedule, for the dashboard and the workspace file alike: a
+// list runs, and holds an offered seat, from a minute (less floods the
+// clients, or expires an offer before it can be read) to a week (far
+// beyond any clinic's use).
+var (
+	RunEvery = clock.Range{Min: time.Minute, Max: 7 * 24 * time.Hour}
+	SeatTTL  = clock.Range{Min: time.Minute, Max: 7 * 24 * time.Hour}
+)
+
+// MaxMaxOffers is the most expired offers before an entry is flagged.
+const MaxMaxOffers = 100
+
+// Refusals of a schedule's durations, in words the dashboard translates.
 const (
-	MaxRunEvery  = 7 * 24 * time.Hour
-	MaxSeatTTL   = 7 * 24 * time.Hour
-	MaxMaxOffers = 100
+	MsgRunEvery = "A list runs every 1 minute to 7 days."
+	MsgSeatTTL  = "A seat is held 1 minute to 7 days."
 )
 
 // ListSchedule is a list with its schedule, as the settings show it.
@@ -54,10 +65,10 @@ func (s Schedule) check() error {
 	switch {
 	case s.HorizonDays < 1 || s.HorizonDays > 365:
 		return errs.New(errs.ValidationError, "The horizon must be 1 to 365 days.")
-	case s.RunEvery < time.Minute || s.RunEvery > MaxRunEvery:
-		return errs.New(errs.ValidationError, "A list runs every 1 minute to 7 days.")
-	case s.SeatTTL < time.Minute || s.SeatTTL > MaxSeatTTL:
-		return errs.New(errs.ValidationError, "A seat is held 1 minute to 7 days.")
+	case !RunEvery.Contains(s.RunEvery):
+		return errs.WithDetails(errs.ValidationError, map[string]any{"field": "run_every"}, "%s", MsgRunEvery)
+	case !SeatTTL.Contains(s.SeatTTL):
+		return errs.WithDetails(errs.ValidationError, map[string]any{"field": "seat_ttl"}, "%s", MsgSeatTTL)
 	case s.MaxOffers < 1 || s.MaxOffers > MaxMaxOffers:
 		return errs.New(errs.ValidationError, "Offers before review must be 1 to 100.")
 	}
