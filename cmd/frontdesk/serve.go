@@ -43,6 +43,9 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	if err := envDuration(f, env, "slow-query", "FRONTDESK_SLOW_QUERY", slowQuery); err != nil {
 		return err
 	}
+	if err := wf.check(env); err != nil {
+		return err
+	}
 	stopProfile, err := startCPUProfile(*cpuProfile)
 	if err != nil {
 		return err
@@ -90,7 +93,7 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	go store.KeepStatistics(rateCtx, *statsEvery, log)
 	adminToken := adminTokenFrom(env)
 	reg := prometheus.NewRegistry()
-	msg, err := newMessaging(env, store, log, box, publicURLFrom(*publicURL, env), reg)
+	msg, err := newMessaging(env, store, log, box, publicURLFrom(*publicURL, env), reg, *wf.sendTimeout)
 	if err != nil {
 		return err
 	}

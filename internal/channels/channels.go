@@ -78,6 +78,10 @@ type Error struct {
 	Code      string // the provider's error code, when it sent one
 	Message   string
 	Retryable bool // 429, 5xx, network: try again later
+	// MaybeSent: no answer came, but the request may have reached the
+	// provider (the connection broke, or the time ran out, after it was
+	// written): nobody knows whether the message went.
+	MaybeSent bool
 }
 
 func (e *Error) Error() string {
@@ -98,6 +102,12 @@ func IsRetryable(err error) bool {
 		return pe.Retryable
 	}
 	return true // unknown failures: network-like
+}
+
+// MaybeSent reports whether err left a message's fate unknown (Error.MaybeSent).
+func MaybeSent(err error) bool {
+	var pe *Error
+	return errors.As(err, &pe) && pe.MaybeSent
 }
 
 // Logger receives what the log provider "sends".

@@ -62,7 +62,7 @@ func sendMeta(ctx context.Context, hc *http.Client, ch Channel, m Outgoing) (Res
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := hc.Do(req)
 	if err != nil {
-		return Result{}, &Error{Message: "meta: " + redact(err.Error(), token), Retryable: true}
+		return Result{}, &Error{Message: "meta: " + redact(err.Error(), token), Retryable: true, MaybeSent: reachedProvider(err)}
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))

@@ -92,13 +92,14 @@ func sendSMTP(ctx context.Context, o SMTPOptions, ch Channel, m Outgoing) (Resul
 		var se *mail.SendError
 		retry := true
 		var te *textproto.Error
+		answered := false // the server replied with a code: it did not take the message
 		switch {
 		case errors.As(err, &te): // an SMTP reply: 5xx is permanent (bad login, unknown user)
-			retry = te.Code < 500
+			retry, answered = te.Code < 500, true
 		case errors.As(err, &se):
-			retry = se.IsTemp() || se.ErrorCode() == 0
+			retry, answered = se.IsTemp() || se.ErrorCode() == 0, se.ErrorCode() != 0
 		}
-		return Result{}, &Error{Message: fmt.Sprintf("smtp: %s", redact(err.Error(), pw)), Retryable: retry}
+		return Result{}, &Error{Message: fmt.Sprintf("smtp: %s", redact(err.Error(), pw)), Retryable: retry, MaybeSent: !answered && reachedProvider(err)}
 	}
 	return Result{ProviderID: id}, nil
 }

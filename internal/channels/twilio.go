@@ -54,7 +54,7 @@ func sendTwilio(ctx context.Context, hc *http.Client, ch Channel, m Outgoing) (R
 	req.Header.Set("Accept", "application/json")
 	resp, err := hc.Do(req)
 	if err != nil {
-		return Result{}, &Error{Message: "twilio: " + redact(err.Error(), token), Retryable: true}
+		return Result{}, &Error{Message: "twilio: " + redact(err.Error(), token), Retryable: true, MaybeSent: reachedProvider(err)}
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
