@@ -25,7 +25,9 @@ import (
 // and is started again. Through Twilio every message arrives exactly once:
 // the ones the killed process had handed over are found in Twilio's list
 // and recorded, not sent again. Through Meta, which cannot be asked, they
-// are sent again and marked possible_duplicate. Nothing is lost, and the
+// are sent again and marked possible_duplicate (every message Meta got
+// twice is marked; a marked one may have arrived once, when the killed
+// process died before its request left). Nothing is lost, and the
 // restarted server takes over the dead one's claimed jobs in seconds (its
 // heartbeat goes stale), not after their 5-minute lease.
 func TestCrashMidSend(t *testing.T) {
@@ -196,7 +198,9 @@ messaging: {default_channel: wa}`, 1)
 			report("outbox %d to %s is sent, but the provider never got it", r.ID, r.Recipient)
 		case provider == "twilio" && (n != 1 || r.PossibleDuplicate):
 			report("Twilio got %d requests for outbox %d to %s (possible_duplicate %v)", n, r.ID, r.Recipient, r.PossibleDuplicate)
-		case provider == "meta" && (n > 2 || (n == 2) != r.PossibleDuplicate):
+		case provider == "meta" && (n > 2 || (n == 2 && !r.PossibleDuplicate)):
+			// Marked and received once is right too: the killed process
+			// had started the attempt, but its request never got there.
 			report("Meta got %d requests for outbox %d to %s, marked possible_duplicate %v", n, r.ID, r.Recipient, r.PossibleDuplicate)
 		}
 	}

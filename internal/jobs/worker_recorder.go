@@ -11,7 +11,9 @@ import (
 // time takes every Record queued so far (group commit), so on SQLite a batch
 // of sends costs a few write turns rather than one or two each, and each
 // Record is committed as soon as a turn comes. A Record that fails fails
-// alone.
+// alone. Each job has at most one Record queued or committing at a time (a
+// Call's Commit, then its outcome), so transactions running side by side
+// never touch the same rows.
 //
 // Two kinds of Record share the transactions: a Call's outcome (add), and
 // what a Call writes before its effect starts (commit), whose Call waits
@@ -82,29 +84,49 @@ func (r *recorder) close() map[int64]error {
 	return r.errs
 }
 
+// recorderTransactions is how many group-commit transactions run at once.
+// On PostgreSQL, where every commit waits for its WAL flush, a Call whose
+// Commit comes in while one transaction is under way is taken by the next
+// one at once instead of waiting for the first to end: in
+// BenchmarkSendThroughWorker (relay) that is 275 rather than 240 messages
+// a second through a 20 ms provider. SQLite's writes take turns anyway.
+var recorderTransactions = map[db.Engine]int{db.SQLite: 1, db.Postgres: 4}
+
 func (r *recorder) loop(ctx context.Context) {
 	defer close(r.stopped)
+	turns := make(chan struct{}, max(1, recorderTransactions[r.w.DB.Engine()]))
+	var running sync.WaitGroup
 	for {
+		turns <- struct{}{} // a transaction may start: it takes all queued so far
 		r.mu.Lock()
 		batch, closing := r.queue, r.closing
 		r.queue = nil
 		r.mu.Unlock()
 		if len(batch) == 0 {
+			<-turns
 			if closing {
+				running.Wait()
 				return
 			}
 			<-r.wake
 			continue
 		}
-		failed := r.run(ctx, batch)
-		for _, q := range batch {
-			err := failed[q.job]
-			if q.done != nil {
-				q.done <- err
-			} else if err != nil {
-				r.errs[q.job] = err
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			defer func() { <-turns }()
+			failed := r.run(ctx, batch)
+			for _, q := range batch {
+				err := failed[q.job]
+				if q.done != nil {
+					q.done <- err
+				} else if err != nil {
+					r.mu.Lock()
+					r.errs[q.job] = err
+					r.mu.Unlock()
+				}
 			}
-		}
+		}()
 	}
 }
 
