@@ -27,14 +27,17 @@ type messaging struct {
 	hooks  *relay.Hooks
 }
 
-func newMessaging(env *Env, store *db.DB, log *slog.Logger, box *secrets.Box, publicURL string, reg prometheus.Registerer) (messaging, error) {
+// newMessaging builds the worker's Sender and the providers' callbacks;
+// sendTimeout bounds every provider call the worker makes (--send-timeout).
+func newMessaging(env *Env, store *db.DB, log *slog.Logger, box *secrets.Box, publicURL string, reg prometheus.Registerer, sendTimeout time.Duration) (messaging, error) {
 	clk := env.Clock
 	metrics := relay.NewMetrics(reg)
 	providers, err := newProviders(env, log)
 	if err != nil {
 		return messaging{}, err
 	}
-	d := &relay.Deliverer{DB: store, Secrets: box, Clock: clk, Providers: providers, PublicURL: publicURL}
+	providers.SMTP.Timeout = sendTimeout
+	d := &relay.Deliverer{DB: store, Secrets: box, Clock: clk, Providers: providers, PublicURL: publicURL, SendTimeout: sendTimeout}
 	hooks := &relay.Hooks{DB: store, Secrets: box, Clock: clk, Answer: relay.QueueAnswer, Metrics: metrics, Log: log}
 	// Replies that act (decisions.md §8), first to act wins: a yes/no
 	// answers the client's live seat offer first (its hold is about to

@@ -105,6 +105,7 @@ type outboxRow struct {
 	Error             *string `json:"error"`
 	DeliveredAt       *string `json:"delivered_at"`
 	Segments          *int    `json:"segments"`
+	PossibleDuplicate bool    `json:"possible_duplicate"`
 }
 
 func (e *channelEnv) outbox() []outboxRow {

@@ -44,6 +44,9 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	if err := envDuration(f, env, "slow-query", "FRONTDESK_SLOW_QUERY", slowQuery, db.SlowQuery); err != nil {
 		return err
 	}
+	if err := wf.check(env); err != nil {
+		return err
+	}
 	stopProfile, err := startCPUProfile(*cpuProfile)
 	if err != nil {
 		return err
@@ -91,7 +94,7 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	go store.KeepStatistics(rateCtx, *statsEvery, log)
 	adminToken := adminTokenFrom(env)
 	reg := prometheus.NewRegistry()
-	msg, err := newMessaging(env, store, log, box, publicURLFrom(*publicURL, env), reg)
+	msg, err := newMessaging(env, store, log, box, publicURLFrom(*publicURL, env), reg, *wf.sendTimeout)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,9 @@ type workerFlags struct {
 	poll        *time.Duration
 	concurrency *int
 	batch       *int
+	heartbeat   *time.Duration
+	stale       *time.Duration
+	sendTimeout *time.Duration
 }
 
 func addWorkerFlags(f *flags) workerFlags {
@@ -28,18 +31,37 @@ func addWorkerFlags(f *flags) workerFlags {
 		poll:        f.DurationIn("poll", time.Second, jobs.PollEvery, "job worker: pause between polls when no job is due"),
 		concurrency: f.Int("worker-concurrency", 8, "job worker: external calls (message sends, webhooks) run at once by this process"),
 		batch:       f.Int("worker-batch", 1000, "job worker: jobs claimed per poll"),
+		heartbeat:   f.DurationIn("worker-heartbeat", jobs.DefaultHeartbeat, jobs.HeartbeatEvery, "job worker: how often this process says it is alive (worker_instances)"),
+		stale: f.DurationIn("worker-stale", jobs.DefaultStale, jobs.StaleAfter,
+			"job worker: a worker silent this long is dead, and other workers take over the jobs it claimed (at least twice --worker-heartbeat)"),
+		sendTimeout: f.DurationIn("send-timeout", jobs.DefaultSendTimeout, jobs.SendTimeouts,
+			"job worker: the longest one provider call may take; a message whose call a crash cut off is checked or resent only after this"),
 	}
+}
+
+// check refuses settings under which live workers could look dead.
+func (wf workerFlags) check(env *Env) error {
+	switch {
+	case *wf.heartbeat <= 0 || *wf.stale <= 0 || *wf.sendTimeout <= 0:
+		fmt.Fprintln(env.Stderr, "--worker-heartbeat, --worker-stale and --send-timeout must be positive")
+	case *wf.stale < 2**wf.heartbeat:
+		fmt.Fprintf(env.Stderr, "--worker-stale (%s) must be at least twice --worker-heartbeat (%s): a worker whose beat is a little late would look dead\n",
+			*wf.stale, *wf.heartbeat)
+	default:
+		return nil
+	}
+	return errUsage
 }
 
 // newWorker builds the job worker every process runs the same way.
 func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, wf workerFlags, box *secrets.Box, sender jobs.Sender, targets outbound.Policy) *jobs.Worker {
-	fx := &jobs.Effects{Clock: clk, Secrets: box, Sender: sender, Targets: targets}
+	fx := &jobs.Effects{Clock: clk, Secrets: box, Sender: sender, SendTimeout: *wf.sendTimeout, Targets: targets}
 	seatOffers := func(ctx context.Context, now time.Time) error {
 		_, err := offers.RunDue(ctx, store, now)
 		return err
 	}
 	return &jobs.Worker{DB: store, Clock: clk, Log: log, Handlers: fx.Handlers(), BatchHandlers: fx.BatchHandlers(), Calls: fx.Calls(),
-		Poll: *wf.poll, Concurrency: *wf.concurrency, Batch: *wf.batch,
+		Poll: *wf.poll, Concurrency: *wf.concurrency, Batch: *wf.batch, Heartbeat: *wf.heartbeat, Stale: *wf.stale,
 		Periodic: []func(context.Context, time.Time) error{seatOffers}}
 }
 
@@ -56,6 +78,9 @@ func cmdWorker(ctx context.Context, args []string, env *Env) error {
 	if err := envDuration(f, env, "slow-query", "FRONTDESK_SLOW_QUERY", slowQuery, db.SlowQuery); err != nil {
 		return err
 	}
+	if err := wf.check(env); err != nil {
+		return err
+	}
 	box, err := secretBox(env)
 	if err != nil {
 		return err
@@ -67,7 +92,7 @@ func cmdWorker(ctx context.Context, args []string, env *Env) error {
 	}
 	defer store.Close()
 	log.Info("worker started", "database", store.Engine())
-	msg, err := newMessaging(env, store, log, box, publicURLFrom(*publicURL, env), nil)
+	msg, err := newMessaging(env, store, log, box, publicURLFrom(*publicURL, env), nil, *wf.sendTimeout)
 	if err != nil {
 		return err
 	}
@@ -111,7 +136,11 @@ func cmdOutbox(ctx context.Context, args []string, env *Env) error {
 		if len(body) > 60 {
 			body = append(body[:57], []rune("...")...)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", m.ID, m.Kind, m.Recipient, m.Status, m.ScheduledAt, string(body))
+		status := m.Status
+		if m.PossibleDuplicate {
+			status += " (possible duplicate)"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", m.ID, m.Kind, m.Recipient, status, m.ScheduledAt, string(body))
 	}
 	return tw.Flush()
 }

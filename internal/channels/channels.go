@@ -83,6 +83,10 @@ type Error struct {
 	Code      string // the provider's error code, when it sent one
 	Message   string
 	Retryable bool // 429, 5xx, network: try again later
+	// MaybeSent: no answer came, but the request may have reached the
+	// provider (the connection broke, or the time ran out, after it was
+	// written): nobody knows whether the message went.
+	MaybeSent bool
 }
 
 func (e *Error) Error() string {
@@ -103,6 +107,12 @@ func IsRetryable(err error) bool {
 		return pe.Retryable
 	}
 	return true // unknown failures: network-like
+}
+
+// MaybeSent reports whether err left a message's fate unknown (Error.MaybeSent).
+func MaybeSent(err error) bool {
+	var pe *Error
+	return errors.As(err, &pe) && pe.MaybeSent
 }
 
 // Logger receives what the log provider "sends".
@@ -170,7 +180,7 @@ func transportError(provider string, err error) *Error {
 	if errors.Is(err, outbound.ErrNotAllowed) {
 		return &Error{Message: outbound.ErrNotAllowed.Error()}
 	}
-	return &Error{Message: provider + ": " + outbound.Describe(err), Retryable: true}
+	return &Error{Message: provider + ": " + outbound.Describe(err), Retryable: true, MaybeSent: reachedProvider(err)}
 }
 
 // providerError is a provider's refusal as a user may see it: its

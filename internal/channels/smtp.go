@@ -110,7 +110,7 @@ func smtpPort(ch Channel) (int, error) {
 // could be reached (outbound.Describe). A 5xx reply is permanent (a bad
 // login, an unknown recipient); everything else is tried again.
 func smtpError(ch Channel, err error) *Error {
-	var te *textproto.Error
+	var te *textproto.Error // an SMTP reply: the server did not take the message
 	if errors.As(err, &te) {
 		return providerError(ch, "smtp", 0, strconv.Itoa(te.Code), te.Msg, te.Code < 500)
 	}
@@ -120,7 +120,11 @@ func smtpError(ch Channel, err error) *Error {
 		if se.ErrorCode() != 0 {
 			code = strconv.Itoa(se.ErrorCode())
 		}
-		return providerError(ch, "smtp", 0, code, se.Reason.String(), se.IsTemp() || se.ErrorCode() == 0)
+		e := providerError(ch, "smtp", 0, code, se.Reason.String(), se.IsTemp() || se.ErrorCode() == 0)
+		// Without a reply code the connection broke mid-conversation: the
+		// server may have taken the message.
+		e.MaybeSent = se.ErrorCode() == 0 && reachedProvider(err)
+		return e
 	}
 	return transportError("smtp", err)
 }

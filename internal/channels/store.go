@@ -118,6 +118,20 @@ func ByKey(ctx context.Context, q db.Querier, box *secrets.Box, acct account.Acc
 	return byKey(ctx, q, box, acct, key, true)
 }
 
+// ByID finds one of acct's channels by its id, credentials opened (the
+// channel an outbox message went through).
+func ByID(ctx context.Context, q db.Querier, box *secrets.Box, acct account.Account, id int64) (Channel, error) {
+	ch, err := scanChannel(q.QueryRow(ctx, selectChannel+` WHERE account_id = ? AND id = ?`, acct.ID, id), box, true)
+	var credErr *credentialsError
+	if errors.As(err, &credErr) {
+		return Channel{}, ErrCredentials
+	}
+	if db.IsNoRows(err) {
+		return Channel{}, errs.New(errs.NotFound, "channel not found")
+	}
+	return ch, err
+}
+
 // ErrCredentials is stored credentials that do not open with the server's
 // key (it changed, or is not set).
 var ErrCredentials = errs.New(errs.ValidationError, "the channel's stored credentials do not open with this server's FRONTDESK_SECRET_KEY: give them again in the workspace file")

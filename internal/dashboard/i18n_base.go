@@ -104,6 +104,8 @@ func init() {
 		"1 segment":           "1 segmento",
 		"%d segments":         "%d segmentos",
 		"Provider message id": "Id del mensaje en el proveedor",
+		"possible duplicate":  "posible duplicado",
+		"A restart cut off the first send, and this provider cannot say whether it got the message: it was sent again, so the client may have it twice.": "Un reinicio cortó el primer envío y este proveedor no puede decir si recibió el mensaje: se envió de nuevo, así que el cliente puede tenerlo dos veces.",
 		"Showing the newest 200 matching messages.": "Se muestran los 200 mensajes más recientes que coinciden.",
 		"No message matches these filters.":         "Ningún mensaje coincide con estos filtros.",
 		"Nothing sent yet.":                         "Aún no se ha enviado nada.",

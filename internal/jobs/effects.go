@@ -32,6 +32,9 @@ type Effects struct {
 	// the copy in a delivery job's payload, stay sealed until the request is
 	// signed); nil opens only plaintext secrets.
 	Secrets *secrets.Box
+	// SendTimeout is the longest one provider call may take (default 20 s):
+	// a message whose call was cut off is tried again only after it.
+	SendTimeout time.Duration
 }
 
 // Handlers returns the worker's handler table.
@@ -207,8 +210,9 @@ func outboxOf(ctx context.Context, q db.Querier, acct account.Account, j Job) (M
 // sendMessage hands a pending message to the Sender and returns its answer
 // as the Record the worker commits at once (outside the job's transaction):
 // a provider that accepted the message is never asked again, whatever
-// happens next.
-func (e *Effects) sendMessage(ctx context.Context, store *db.DB, acct account.Account, j Job) (Record, error) {
+// happens next. Before the provider is called, the Sender's start commits
+// that the attempt began (send_attempt.go).
+func (e *Effects) sendMessage(ctx context.Context, store *db.DB, commit Commit, acct account.Account, j Job) (Record, error) {
 	m, _, err := pending(ctx, store, acct, j)
 	if err != nil || m == nil {
 		return nil, err
@@ -224,12 +228,21 @@ func (e *Effects) sendMessage(ctx context.Context, store *db.DB, acct account.Ac
 			return err
 		}, nil
 	}
-	d, err := e.Sender.Send(ctx, acct, *m)
+	if until := e.settled(*m); e.Clock.Now().Before(until) {
+		return nil, &Deferred{Until: until}
+	}
+	start := func(ctx context.Context, channelID int64) error {
+		return commit(ctx, markStarted(m.ID, e.Clock.Now(), channelID))
+	}
+	d, err := e.Sender.Send(ctx, acct, *m, start)
+	if errors.Is(err, ErrNotOurs) {
+		return nil, err
+	}
 	if err != nil {
 		var perm *permanentError
-		permanent := errors.As(err, &perm)
+		permanent, inDoubt := errors.As(err, &perm), isMaybeSent(err)
 		return func(ctx context.Context, q db.Querier) error {
-			return recordFailure(ctx, q, m.ID, err, permanent)
+			return recordFailure(ctx, q, m.ID, err, permanent, inDoubt)
 		}, err
 	}
 	now := e.Clock.Now()
@@ -240,7 +253,7 @@ func (e *Effects) sendMessage(ctx context.Context, store *db.DB, acct account.Ac
 	return rec, nil
 }
 
-func (e *Effects) postWebhook(ctx context.Context, store *db.DB, acct account.Account, j Job) (Record, error) {
+func (e *Effects) postWebhook(ctx context.Context, store *db.DB, _ Commit, acct account.Account, j Job) (Record, error) {
 	m, p, err := pending(ctx, store, acct, j)
 	if err != nil || m == nil {
 		return nil, err

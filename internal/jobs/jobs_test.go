@@ -310,7 +310,10 @@ type countingSender struct {
 	onFirst func()
 }
 
-func (s *countingSender) Send(ctx context.Context, acct account.Account, m jobs.Message) (jobs.SendResult, error) {
+func (s *countingSender) Send(ctx context.Context, acct account.Account, m jobs.Message, start jobs.Start) (jobs.SendResult, error) {
+	if err := start(ctx, 0); err != nil {
+		return jobs.SendResult{}, err
+	}
 	s.mu.Lock()
 	first := len(s.sent) == 0
 	s.sent[m.ID]++
@@ -343,9 +346,10 @@ func TestReclaimedJobIsNotSentTwice(t *testing.T) {
 		slowSender.onFirst = func() {
 			// The first send takes longer than the lease, and another
 			// worker takes over every job of the slow worker's batch (as
-			// its claim does) before sending them.
+			// its claim does: it names itself the claimer) before sending
+			// them.
 			e.clock.Advance(6 * time.Minute)
-			if _, err := store.Exec(context.Background(), `UPDATE jobs SET attempts = attempts + 1, locked_until = ? WHERE status = 'running'`,
+			if _, err := store.Exec(context.Background(), `UPDATE jobs SET attempts = attempts + 1, locked_until = ?, claimed_by = 'another-instance' WHERE status = 'running'`,
 				db.Micros(e.clock.Now().Add(5*time.Minute))); err != nil {
 				t.Error(err)
 			}
@@ -395,7 +399,10 @@ type blockingSender struct {
 	all     chan struct{}
 }
 
-func (s *blockingSender) Send(ctx context.Context, acct account.Account, m jobs.Message) (jobs.SendResult, error) {
+func (s *blockingSender) Send(ctx context.Context, acct account.Account, m jobs.Message, start jobs.Start) (jobs.SendResult, error) {
+	if err := start(ctx, 0); err != nil {
+		return jobs.SendResult{}, err
+	}
 	s.mu.Lock()
 	s.started++
 	if s.started == s.n {

@@ -47,14 +47,21 @@ type Message struct {
 	SentAt      *string       `json:"sent_at"`
 	Source      MessageSource `json:"source"`
 	// Delivery through a channel (decisions.md §8).
-	ChannelKey        *string        `json:"channel_key"`
-	ProviderMessageID *string        `json:"provider_message_id"`
-	Error             *string        `json:"error"`
-	DeliveredAt       *string        `json:"delivered_at"`
-	Segments          *int           `json:"segments"`
-	ChannelID         *int64         `json:"-"`
-	Secret            string         `json:"-"`
-	Extra             map[string]any `json:"-"`
+	ChannelKey        *string `json:"channel_key"`
+	ProviderMessageID *string `json:"provider_message_id"`
+	Error             *string `json:"error"`
+	DeliveredAt       *string `json:"delivered_at"`
+	Segments          *int    `json:"segments"`
+	// PossibleDuplicate: an earlier attempt was cut off mid-call (a crash)
+	// at a provider that cannot say whether it got the message, and this
+	// one sent it again (docs/api-notes.md).
+	PossibleDuplicate bool `json:"possible_duplicate"`
+	// SendStartedAt is when the last attempt to hand the message to its
+	// provider started; a pending message with it set is in doubt.
+	SendStartedAt *time.Time     `json:"-"`
+	ChannelID     *int64         `json:"-"`
+	Secret        string         `json:"-"`
+	Extra         map[string]any `json:"-"`
 }
 
 // MessageSource says what produced a message.
@@ -65,9 +72,11 @@ type MessageSource struct {
 
 // Sender delivers a message through the account's channel (package
 // channels implements it). It runs outside any transaction; the worker
-// records the SendResult on the outbox row.
+// records the SendResult on the outbox row. Right before it hands the
+// message to a provider it calls start, and only calls the provider when
+// start returned nil (send_attempt.go).
 type Sender interface {
-	Send(ctx context.Context, acct account.Account, m Message) (SendResult, error)
+	Send(ctx context.Context, acct account.Account, m Message, start Start) (SendResult, error)
 }
 
 // Recorder is an optional part of a Sender: it runs in the transaction that
@@ -100,6 +109,9 @@ type SendResult struct {
 	Segments   int
 	Reason     string    // why a message was suppressed
 	Until      time.Time // when a deferred message is due again
+	// PossibleDuplicate: the message was in doubt, its provider could not
+	// be asked, and it was sent again.
+	PossibleDuplicate bool
 }
 
 // RecordOnly is the Sender of tests and of servers without channels: the
@@ -107,7 +119,7 @@ type SendResult struct {
 type RecordOnly struct{}
 
 // Send implements Sender.
-func (RecordOnly) Send(context.Context, account.Account, Message) (SendResult, error) {
+func (RecordOnly) Send(context.Context, account.Account, Message, Start) (SendResult, error) {
 	return SendResult{Status: DeliverySent}, nil
 }
 
@@ -221,7 +233,7 @@ func ListOutbox(ctx context.Context, q db.Querier, acct account.Account, limit i
 }
 
 const selectMessage = `SELECT id, kind, channel, recipient, client_id, body, status, attempts, scheduled_at, created_at, sent_at, source_type, source_id,
-	channel_key, provider_message_id, error, delivered_at, segments, channel_id`
+	channel_key, provider_message_id, error, delivered_at, segments, channel_id, send_started_at, possible_duplicate`
 
 func scanMessage(row interface{ Scan(...any) error }) (Message, error) {
 	var (
@@ -230,10 +242,15 @@ func scanMessage(row interface{ Scan(...any) error }) (Message, error) {
 		scheduled, created        int64
 		key, provider, failure    sql.NullString
 		delivered, segments, chID sql.NullInt64
+		started                   sql.NullInt64
 	)
 	if err := row.Scan(&m.ID, &m.Kind, &m.Channel, &m.Recipient, &client, &m.Body, &m.Status, &m.Attempts, &scheduled, &created, &sent, &m.Source.Type, &src,
-		&key, &provider, &failure, &delivered, &segments, &chID); err != nil {
+		&key, &provider, &failure, &delivered, &segments, &chID, &started, &m.PossibleDuplicate); err != nil {
 		return m, err
+	}
+	if started.Valid {
+		t := db.Time(started.Int64)
+		m.SendStartedAt = &t
 	}
 	m.ChannelKey, m.ProviderMessageID, m.Error = nullString(key), nullString(provider), nullString(failure)
 	if delivered.Valid {
@@ -308,14 +325,16 @@ func recordDelivery(ctx context.Context, q db.Querier, id int64, d SendResult, n
 		segments = d.Segments
 	}
 	_, err := q.Exec(ctx, `UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?, error = NULL, provider_message_id = ?, segments = ?,
-			channel_key = COALESCE(?, channel_key), channel = COALESCE(?, channel), channel_id = COALESCE(?, channel_id)
-		WHERE id = ? AND status = 'pending'`, db.Micros(now), provider, segments, key, channel, chID, id)
+			channel_key = COALESCE(?, channel_key), channel = COALESCE(?, channel), channel_id = COALESCE(?, channel_id), possible_duplicate = ?
+		WHERE id = ? AND status = 'pending'`, db.Micros(now), provider, segments, key, channel, chID, d.PossibleDuplicate, id)
 	return err
 }
 
 // recordFailure counts a failed attempt and keeps the provider's error;
-// a permanent failure also fails the message.
-func recordFailure(ctx context.Context, q db.Querier, id int64, cause error, permanent bool) error {
+// a permanent failure also fails the message. Unless the provider may have
+// the message anyway (inDoubt), the attempt's start is forgotten: the next
+// attempt sends without asking.
+func recordFailure(ctx context.Context, q db.Querier, id int64, cause error, permanent, inDoubt bool) error {
 	msg := cause.Error()
 	if len(msg) > 1000 {
 		msg = msg[:1000]
@@ -324,7 +343,8 @@ func recordFailure(ctx context.Context, q db.Querier, id int64, cause error, per
 	if permanent {
 		status = "failed"
 	}
-	_, err := q.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1, error = ?, status = ? WHERE id = ? AND status = 'pending'`, msg, status, id)
+	_, err := q.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1, error = ?, status = ?,
+		send_started_at = CASE WHEN ? THEN send_started_at ELSE NULL END WHERE id = ? AND status = 'pending'`, msg, status, inDoubt, id)
 	return err
 }
 

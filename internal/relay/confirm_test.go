@@ -236,7 +236,10 @@ webhooks: [{key: conf, url: "https://example.test/conf", events: [appointment.co
 // countingSender records what reaches the channel.
 type countingSender struct{ kinds atomic.Value }
 
-func (s *countingSender) Send(_ context.Context, _ account.Account, m jobs.Message) (jobs.SendResult, error) {
+func (s *countingSender) Send(ctx context.Context, _ account.Account, m jobs.Message, start jobs.Start) (jobs.SendResult, error) {
+	if err := start(ctx, 0); err != nil {
+		return jobs.SendResult{}, err
+	}
 	old, _ := s.kinds.Load().(string)
 	s.kinds.Store(old + m.Kind + " ")
 	return jobs.SendResult{Status: jobs.DeliverySent}, nil

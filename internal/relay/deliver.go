@@ -40,6 +40,15 @@ type Message struct {
 	ClientID   *int64
 	Body       string
 	ChannelKey string // forced channel (replies); "" routes by kind
+	// Started is set when the message is in doubt: an attempt through
+	// channel StartedChannel began then and its answer was never recorded
+	// (doubt.go).
+	Started        *time.Time
+	StartedChannel int64
+	// Start commits that an attempt through a channel begins (jobs.Start);
+	// the provider is called only when it returns nil. nil: nothing to
+	// commit.
+	Start func(ctx context.Context, channelID int64) error
 }
 
 // Outcome says what became of a message.
@@ -53,6 +62,13 @@ type Outcome struct {
 	Segments   int
 	Reason     string    // why it was suppressed
 	Until      time.Time // when a deferred message is due again
+	// Started: this call began an attempt at the provider (Start returned
+	// nil), so its error, if any, is that attempt's.
+	Started bool
+	// Found: the message was in doubt and the provider had it already
+	// (ProviderID is its id there); PossibleDuplicate: it was in doubt, the
+	// provider could not be asked, and it was sent again.
+	Found, PossibleDuplicate bool
 }
 
 // Outcome statuses.
@@ -71,11 +87,17 @@ type Deliverer struct {
 	// PublicURL is the base URL providers call back (FRONTDESK_PUBLIC_URL);
 	// without it Twilio is not asked for status callbacks.
 	PublicURL string
+	// SendTimeout bounds each provider call, lookups included (default
+	// jobs.DefaultSendTimeout): the worker waits that long after a call
+	// was cut off before it asks again (jobs/send_attempt.go).
+	SendTimeout time.Duration
 }
 
 // Deliver routes m to its channel and sends it, unless the client opted out
 // of that channel, there is no channel or no address (suppressed), or quiet
 // hours hold it (deferred). A provider's refusal comes back as an *channels.Error.
+// A message in doubt is first looked for at the provider it may have
+// reached (doubt.go): found there, it is not sent again.
 func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message) (Outcome, error) {
 	settings, err := channels.LoadSettings(ctx, d.DB, acct)
 	if err != nil {
@@ -96,6 +118,16 @@ func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message
 		return Outcome{}, err
 	}
 	out := Outcome{ChannelID: ch.ID, ChannelKey: ch.Key, Type: ch.Type, Provider: ch.Provider}
+	if m.Started != nil {
+		found, unsure, err := d.settleDoubt(ctx, acct, m, ch)
+		if err != nil || found != nil {
+			if found != nil {
+				return *found, nil
+			}
+			return out, err
+		}
+		out.PossibleDuplicate = unsure
+	}
 	if !ch.Active {
 		out.Status, out.Reason = StatusSuppressed, fmt.Sprintf("channel %q is inactive", ch.Key)
 		return out, nil
@@ -136,7 +168,15 @@ func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message
 	if ch.Provider == channels.ProviderTwilio && d.PublicURL != "" {
 		og.StatusCallback = strings.TrimRight(d.PublicURL, "/") + "/hooks/twilio/" + ch.UUID + "/status"
 	}
-	res, err := d.Providers.Send(ctx, ch, og)
+	if m.Start != nil {
+		if err := m.Start(ctx, ch.ID); err != nil {
+			return out, err
+		}
+	}
+	out.Started = true
+	callCtx, cancel := d.callContext(ctx)
+	defer cancel()
+	res, err := d.Providers.Send(callCtx, ch, og)
 	if err != nil {
 		return out, err
 	}

@@ -25,7 +25,7 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		sends: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "frontdesk_channel_messages_total",
-			Help: "Messages handed to a channel, by provider and outcome (sent, suppressed, deferred, failed, retry)."}, []string{"provider", "status"}),
+			Help: "Messages handed to a channel, by provider and outcome (sent, suppressed, deferred, failed, retry; after a crash mid-call: found at the provider, or possible_duplicate when resent where the provider cannot be asked)."}, []string{"provider", "status"}),
 		statuses: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "frontdesk_channel_status_callbacks_total",
 			Help: "Delivery reports received from providers, by provider and reported status."}, []string{"provider", "status"}),
 	}
@@ -59,24 +59,37 @@ type JobSender struct {
 
 // Send implements jobs.Sender. A provider's refusal that retrying cannot fix
 // (a 4xx other than 429, an SMTP 5xx) is permanent: the message fails at once.
-func (s JobSender) Send(ctx context.Context, acct account.Account, m jobs.Message) (jobs.SendResult, error) {
-	msg := Message{ID: m.ID, Kind: m.Kind, Recipient: m.Recipient, ClientID: m.ClientID, Body: m.Body}
+// A message in doubt (an attempt started and left no answer) is settled with
+// the provider first (doubt.go).
+func (s JobSender) Send(ctx context.Context, acct account.Account, m jobs.Message, start jobs.Start) (jobs.SendResult, error) {
+	msg := Message{ID: m.ID, Kind: m.Kind, Recipient: m.Recipient, ClientID: m.ClientID, Body: m.Body, Start: start, Started: m.SendStartedAt}
 	if m.ChannelKey != nil {
 		msg.ChannelKey = *m.ChannelKey
+	}
+	if m.SendStartedAt != nil && m.ChannelID != nil {
+		msg.StartedChannel = *m.ChannelID
 	}
 	out, err := s.Deliverer.Deliver(ctx, acct, msg)
 	provider := out.Provider
 	if err != nil {
 		if channels.IsRetryable(err) {
 			s.Metrics.send(provider, "retry")
-			return jobs.SendResult{}, err
+		} else {
+			s.Metrics.send(provider, "failed")
 		}
-		s.Metrics.send(provider, "failed")
-		return jobs.SendResult{}, jobs.Permanent(err)
+		return jobs.SendResult{}, jobError(msg, out, err)
 	}
-	s.Metrics.send(provider, out.Status)
+	status := out.Status
+	switch {
+	case out.Found:
+		status = "found"
+	case out.PossibleDuplicate && out.Status == StatusSent:
+		status = "possible_duplicate"
+	}
+	s.Metrics.send(provider, status)
 	return jobs.SendResult{Status: out.Status, Channel: out.Type, ChannelID: out.ChannelID, ChannelKey: out.ChannelKey,
-		ProviderID: out.ProviderID, Segments: out.Segments, Reason: out.Reason, Until: out.Until}, nil
+		ProviderID: out.ProviderID, Segments: out.Segments, Reason: out.Reason, Until: out.Until,
+		PossibleDuplicate: out.PossibleDuplicate && out.Status == StatusSent}, nil
 }
 
 // RecordSent implements jobs.Recorder: a message sent through a channel

@@ -5,21 +5,19 @@
 package channelstest
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"io"
 	"math/big"
 	"net"
 	"net/http"
-	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -27,126 +25,7 @@ import (
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
-
-	"github.com/frontdesk/frontdesk/internal/channels"
 )
-
-// Twilio answers POST /2010-04-01/Accounts/{sid}/Messages.json as
-// Twilio documents it: HTTP Basic sid:token (401 code 20003 otherwise), form
-// To, From and Body required (400 code 21604 / 21603 / 21602), a To that is
-// not E.164 is 400 code 21211, and 201 with the Message resource. Numbers
-// from the magic table make it answer 429 (code 20429) or 500.
-type Twilio struct {
-	SID, Token string
-	// Delay, when set, is how long every request takes (a real provider
-	// answers in tens of milliseconds), so that senders working side by
-	// side overlap.
-	Delay    time.Duration
-	mu       sync.Mutex
-	got      []url.Values
-	accepted []TwilioMessage
-	inFlight int
-	peak     int
-}
-
-// TwilioMessage is a message the fake Twilio accepted: the form it got and
-// the sid it answered with.
-type TwilioMessage struct {
-	SID  string
-	Form url.Values
-}
-
-var e164 = regexp.MustCompile(`^(whatsapp:)?\+[1-9]\d{6,14}$`)
-
-func (f *Twilio) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	f.inFlight++
-	f.peak = max(f.peak, f.inFlight)
-	f.mu.Unlock()
-	defer func() {
-		f.mu.Lock()
-		f.inFlight--
-		f.mu.Unlock()
-	}()
-	if f.Delay > 0 {
-		time.Sleep(f.Delay)
-	}
-	fail := func(status, code int, msg string) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(map[string]any{"code": code, "message": msg,
-			"more_info": "https://www.twilio.com/docs/errors/" + itoa(code), "status": status})
-	}
-	if r.Method != http.MethodPost || r.URL.Path != "/2010-04-01/Accounts/"+f.SID+"/Messages.json" {
-		fail(404, 20404, "The requested resource was not found")
-		return
-	}
-	if u, p, ok := r.BasicAuth(); !ok || u != f.SID || p != f.Token {
-		fail(401, 20003, "Authenticate")
-		return
-	}
-	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
-		fail(400, 20001, "Content-Type must be form encoded")
-		return
-	}
-	if err := r.ParseForm(); err != nil {
-		fail(400, 20001, "malformed form")
-		return
-	}
-	to, from, body := r.PostForm.Get("To"), r.PostForm.Get("From"), r.PostForm.Get("Body")
-	switch {
-	case to == "":
-		fail(400, 21604, "A 'To' phone number is required.")
-		return
-	case from == "":
-		fail(400, 21603, "A 'From' phone number is required.")
-		return
-	case body == "":
-		fail(400, 21602, "Message body is required.")
-		return
-	case !e164.MatchString(to):
-		fail(400, 21211, "The 'To' number "+to+" is not a valid phone number.")
-		return
-	case strings.HasSuffix(to, "4290"):
-		fail(429, 20429, "Too Many Requests")
-		return
-	case strings.HasSuffix(to, "5000"):
-		fail(500, 20500, "Internal Server Error")
-		return
-	}
-	var b [16]byte
-	rand.Read(b[:])
-	sid := "SM" + hex.EncodeToString(b[:])
-	f.mu.Lock()
-	f.got = append(f.got, r.PostForm)
-	f.accepted = append(f.accepted, TwilioMessage{SID: sid, Form: r.PostForm})
-	f.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
-	json.NewEncoder(w).Encode(map[string]any{"sid": sid, "account_sid": f.SID, "to": to, "from": from,
-		"body": body, "status": "queued", "num_segments": itoa(channels.Segments(body)), "direction": "outbound-api"})
-}
-
-// Sent returns the forms of the messages accepted so far.
-func (f *Twilio) Sent() []url.Values {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]url.Values(nil), f.got...)
-}
-
-// Accepted returns the messages accepted so far with the sids they got.
-func (f *Twilio) Accepted() []TwilioMessage {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]TwilioMessage(nil), f.accepted...)
-}
-
-// PeakInFlight is the most requests the fake was answering at once.
-func (f *Twilio) PeakInFlight() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.peak
-}
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
@@ -158,11 +37,21 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // get 400 code 130429 (throughput: retry), in 5000 a 500.
 type Meta struct {
 	PhoneID, Token string
-	mu             sync.Mutex
-	got            []map[string]any
+	// Delay, when set, is how long every request takes; a request whose
+	// client went away meanwhile still counts, as it would at Meta.
+	Delay time.Duration
+	mu    sync.Mutex
+	got   []map[string]any
 }
 
 func (f *Meta) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The request is read whole first: a sender that dies while the
+	// provider works on its request has still sent it.
+	raw, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	if f.Delay > 0 {
+		time.Sleep(f.Delay)
+	}
 	fail := func(status, code int, msg, typ string) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)

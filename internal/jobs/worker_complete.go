@@ -1,0 +1,183 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/db"
+)
+
+type failure struct {
+	job       Job
+	err       error
+	permanent bool
+}
+
+// complete runs the database part of jobs in tx and marks them done, and
+// records the failures of failed (and of jobs that fail here) for a retry.
+// Jobs of a kind with a BatchHandler run together per account in one
+// savepoint; the others, and a batch that failed, run one by one, each in a
+// savepoint of its own, so a failing job rolls back only its own writes.
+func (w *Worker) complete(ctx context.Context, tx *db.Tx, accounts accountCache, jobs []Job, failed []failure) error {
+	var done []Job
+	type group struct {
+		kind    string
+		account int64
+	}
+	groups := map[group][]Job{}
+	var order []group
+	var single []Job
+	for _, j := range jobs {
+		if _, ok := w.Handlers[j.Kind]; !ok {
+			failed = append(failed, failure{j, fmt.Errorf("no handler for job kind %q", j.Kind), true})
+			continue
+		}
+		if _, ok := w.BatchHandlers[j.Kind]; !ok {
+			single = append(single, j)
+			continue
+		}
+		g := group{j.Kind, j.AccountID}
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], j)
+	}
+	for _, g := range order {
+		batch := groups[g]
+		if len(batch) == 1 {
+			single = append(single, batch...)
+			continue
+		}
+		err := savepoint(ctx, tx, func() error {
+			acct, err := accounts.get(ctx, tx, g.account)
+			if err != nil {
+				return err
+			}
+			return w.BatchHandlers[g.kind](ctx, tx, acct, batch)
+		})
+		switch {
+		case err == nil:
+			done = append(done, batch...)
+		case isTxBroken(err):
+			return err
+		default:
+			single = append(single, batch...)
+		}
+	}
+	for _, j := range single {
+		err := savepoint(ctx, tx, func() error {
+			acct, err := accounts.get(ctx, tx, j.AccountID)
+			if err != nil {
+				return err
+			}
+			return w.Handlers[j.Kind](ctx, tx, acct, j)
+		})
+		switch {
+		case err == nil:
+			done = append(done, j)
+		case isTxBroken(err):
+			return err
+		default:
+			failed = append(failed, failure{j, err, false})
+		}
+	}
+	if len(done) > 0 {
+		now := db.Micros(w.Clock.Now())
+		ids := make([]int64, len(done))
+		attempts := make([][]any, len(done))
+		for i, j := range done {
+			ids[i] = j.ID
+			attempts[i] = []any{j.ID, j.Attempts, now, true}
+		}
+		in, args := db.In(ids)
+		if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'done', finished_at = ?, locked_until = NULL, last_error = NULL WHERE id IN `+in,
+			append([]any{now}, args...)...); err != nil {
+			return err
+		}
+		if err := db.InsertMany(ctx, tx, `INSERT INTO job_attempts (job_id, attempt, at, ok)`, attempts, ""); err != nil {
+			return err
+		}
+	}
+	for _, f := range failed {
+		if err := w.fail(ctx, tx, f.job, f.err, f.permanent); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// savepoint runs fn inside a savepoint of tx and rolls its writes back when
+// it fails.
+func savepoint(ctx context.Context, tx *db.Tx, fn func() error) error {
+	if _, err := tx.Exec(ctx, `SAVEPOINT job`); err != nil {
+		return txBroken{err}
+	}
+	ferr := fn()
+	if ferr != nil {
+		if _, err := tx.Exec(ctx, `ROLLBACK TO SAVEPOINT job`); err != nil {
+			return txBroken{err}
+		}
+	}
+	if _, err := tx.Exec(ctx, `RELEASE SAVEPOINT job`); err != nil {
+		return txBroken{err}
+	}
+	return ferr
+}
+
+// txBroken is a failure of the transaction itself, not of a job.
+type txBroken struct{ error }
+
+func (e txBroken) Unwrap() error { return e.error }
+
+func isTxBroken(err error) bool {
+	var b txBroken
+	return errors.As(err, &b)
+}
+
+// fail schedules a retry with backoff, or gives up after max attempts.
+func (w *Worker) fail(ctx context.Context, q db.Querier, j Job, cause error, permanent bool) error {
+	now := w.Clock.Now()
+	status, runAt := "pending", now.Add(w.backoff(j.Attempts))
+	if permanent || j.Attempts >= j.MaxAttempts {
+		status = "failed"
+	}
+	if w.Log != nil {
+		w.Log.Warn("jobs: attempt failed", "job_id", j.ID, "kind", j.Kind, "attempt", j.Attempts, "status", status, "err", cause)
+	}
+	msg := cause.Error()
+	if len(msg) > 1000 {
+		msg = msg[:1000]
+	}
+	if _, err := q.Exec(ctx, `UPDATE jobs SET status = ?, run_at = ?, locked_until = NULL, last_error = ?, finished_at = ? WHERE id = ?`,
+		status, db.Micros(runAt), msg, finishedAt(status, now), j.ID); err != nil {
+		return err
+	}
+	if _, err := q.Exec(ctx, `INSERT INTO job_attempts (job_id, attempt, at, ok, error) VALUES (?, ?, ?, FALSE, ?)`, j.ID, j.Attempts, db.Micros(now), msg); err != nil {
+		return err
+	}
+	if status == "failed" {
+		// A message whose delivery gave up is failed, with the last error.
+		if _, err := q.Exec(ctx, `UPDATE outbox SET status = 'failed', error = COALESCE(error, ?)
+			WHERE id = (SELECT outbox_id FROM jobs WHERE id = ?) AND status = 'pending'`, msg, j.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// defer_ puts a job back to run at until without counting the attempt
+// (quiet hours): nothing was tried.
+func (w *Worker) defer_(ctx context.Context, q db.Querier, j Job, until time.Time) error {
+	_, err := q.Exec(ctx, `UPDATE jobs SET status = 'pending', run_at = ?, locked_until = NULL, attempts = attempts - 1 WHERE id = ?`,
+		db.Micros(until), j.ID)
+	return err
+}
+
+func finishedAt(status string, now time.Time) any {
+	if status == "failed" {
+		return db.Micros(now)
+	}
+	return nil
+}
