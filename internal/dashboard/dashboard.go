@@ -41,9 +41,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
-	"github.com/frontdesk/frontdesk/internal/password"
 	"github.com/frontdesk/frontdesk/internal/secrets"
-	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
 //go:embed templates/*.html
@@ -54,12 +52,6 @@ var staticFS embed.FS
 
 // Prefix is where the dashboard is mounted.
 const Prefix = "/app/"
-
-func init() {
-	// Sign-in owns password checking: a repeated workspace apply keeps a
-	// stored hash when the file's password still matches it.
-	workspace.PasswordMatches = password.Matches
-}
 
 // Config holds the dashboard's dependencies.
 type Config struct {
