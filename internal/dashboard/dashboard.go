@@ -177,8 +177,8 @@ func (d *Dashboard) routes() {
 	d.page("GET "+Prefix+"pipelines/{pipeline_id}", d.boardPage)
 	d.action("POST "+Prefix+"pipelines/{pipeline_id}/move", d.moveCard)
 	d.page("GET "+Prefix+"pipelines/{pipeline_id}/cards/{card_id}", d.cardPage)
-	d.action("POST "+Prefix+"pipelines/{pipeline_id}/nodes", d.createNode)
-	d.action("POST "+Prefix+"pipelines/{pipeline_id}/nodes/{uuid}/active", d.toggleNode)
+	d.ownerAction("POST "+Prefix+"pipelines/{pipeline_id}/nodes", d.createNode)
+	d.ownerAction("POST "+Prefix+"pipelines/{pipeline_id}/nodes/{uuid}/active", d.toggleNode)
 
 	d.page("GET "+Prefix+"waitlists", d.waitlistsPage)
 	d.action("POST "+Prefix+"waitlists/entries/{entry_id}/remove", d.removeEntry)
