@@ -3,12 +3,10 @@ package account
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
-	"github.com/frontdesk/frontdesk/internal/errs"
 )
 
 // SessionIdle and SessionMax bound a dashboard session's idle timeout and
@@ -127,26 +125,4 @@ func Credentials(ctx context.Context, q db.Querier, emailNorm, slug string) ([]C
 		out = append(out, c)
 	}
 	return out, rows.Err()
-}
-
-// SetPasswordHash gives the account's user with that e-mail (any case; the
-// oldest, should there be several) a new password hash and ends the user's
-// sessions; NOT_FOUND when there is no such user.
-func SetPasswordHash(ctx context.Context, store *db.DB, acct Account, email, hash string) error {
-	return store.Transact(ctx, func(tx *db.Tx) error {
-		var id int64
-		err := tx.QueryRow(ctx, `SELECT id FROM users WHERE account_id = ? AND LOWER(email) = ? ORDER BY id LIMIT 1`,
-			acct.ID, strings.ToLower(strings.TrimSpace(email))).Scan(&id)
-		if db.IsNoRows(err) {
-			return errs.New(errs.NotFound, "no user with e-mail %q in workspace %q", email, acct.Slug)
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, hash, id); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `DELETE FROM dashboard_sessions WHERE account_id = ? AND user_id = ?`, acct.ID, id)
-		return err
-	})
 }

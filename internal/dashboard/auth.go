@@ -236,48 +236,17 @@ func signInThrottleKeys(email string, r *http.Request) throttleKeys {
 }
 
 // admitSignIn counts the attempt under both keys before any password is
-// checked, and says how long the client must wait when either count is
-// over its limit (0: check the password now). Counting and reading the
-// count is one statement per key, so parallel attempts cannot all read
-// the same old count: at most the limit of them get through.
-//
-// The e-mail counter counts attempts and is cleared by a success. The
-// address counter counts attempts that did not succeed: a success, or an
-// attempt refused by the e-mail limit, gives its count back, so an office
-// behind one address is not locked out by its own sign-ins.
+// checked (account.AdmitSignIn: the e-mail limit, the address limit, and
+// exact counts however many attempts arrive at once), and says how long
+// the client must wait (0: check the password now).
 func (d *Dashboard) admitSignIn(ctx context.Context, k *throttleKeys) (wait time.Duration, perAddress bool, err error) {
-	now := d.clock.Now()
-	n, start, err := d.countSignInAttempt(ctx, k.addr, now)
+	v, err := account.AdmitSignIn(ctx, d.db, k.addr, k.email,
+		account.SignInLimits{PerEmail: d.signInLimit, PerAddress: d.signInAddressLimit, Window: d.signInWindow}, d.clock.Now())
 	if err != nil {
 		return 0, false, err
 	}
-	k.addrWindow = start
-	if n > d.signInAddressLimit {
-		return d.signInWait(start, now), true, nil
-	}
-	n, start, err = d.countSignInAttempt(ctx, k.email, now)
-	if err != nil {
-		return 0, false, err
-	}
-	if n > d.signInLimit {
-		d.refundAddressAttempt(ctx, *k)
-		return d.signInWait(start, now), false, nil
-	}
-	return 0, false, nil
-}
-
-// countSignInAttempt adds an attempt to key's counter in the throttle's
-// window (account.CountSignInAttempt: one atomic statement).
-func (d *Dashboard) countSignInAttempt(ctx context.Context, key string, now time.Time) (n int, start int64, err error) {
-	return account.CountSignInAttempt(ctx, d.db, key, now, d.signInWindow)
-}
-
-// signInWait is how long until the window that started at start ends.
-func (d *Dashboard) signInWait(start int64, now time.Time) time.Duration {
-	if wait := db.Time(start).Add(d.signInWindow).Sub(now); wait > 0 {
-		return wait
-	}
-	return time.Second
+	k.addrWindow = v.AddressWindow
+	return v.Wait, v.PerAddress, nil
 }
 
 // refundAddressAttempt takes back an attempt from the address counter,

@@ -42,9 +42,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/outbound"
-	"github.com/frontdesk/frontdesk/internal/password"
 	"github.com/frontdesk/frontdesk/internal/secrets"
-	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
 //go:embed templates/*.html
@@ -55,12 +53,6 @@ var staticFS embed.FS
 
 // Prefix is where the dashboard is mounted.
 const Prefix = "/app/"
-
-func init() {
-	// Sign-in owns password checking: a repeated workspace apply keeps a
-	// stored hash when the file's password still matches it.
-	workspace.PasswordMatches = password.Matches
-}
 
 // Config holds the dashboard's dependencies.
 type Config struct {
@@ -191,8 +183,8 @@ func (d *Dashboard) routes() {
 	d.page("GET "+Prefix+"pipelines/{pipeline_id}", d.boardPage)
 	d.action("POST "+Prefix+"pipelines/{pipeline_id}/move", d.moveCard)
 	d.page("GET "+Prefix+"pipelines/{pipeline_id}/cards/{card_id}", d.cardPage)
-	d.action("POST "+Prefix+"pipelines/{pipeline_id}/nodes", d.createNode)
-	d.action("POST "+Prefix+"pipelines/{pipeline_id}/nodes/{uuid}/active", d.toggleNode)
+	d.ownerAction("POST "+Prefix+"pipelines/{pipeline_id}/nodes", d.createNode)
+	d.ownerAction("POST "+Prefix+"pipelines/{pipeline_id}/nodes/{uuid}/active", d.toggleNode)
 
 	d.page("GET "+Prefix+"waitlists", d.waitlistsPage)
 	d.action("POST "+Prefix+"waitlists/entries/{entry_id}/remove", d.removeEntry)

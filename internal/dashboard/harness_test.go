@@ -31,6 +31,8 @@ import (
 const (
 	acmeKey  = "pk_test_acme_main"
 	otherKey = "pk_test_other_main"
+	// adminToken opens the admin routes of the harness's server.
+	adminToken = "dashboard-harness-admin-token-0123456789"
 )
 
 // testNow is a Monday, as in the API tests.
@@ -83,7 +85,7 @@ func newHarnessWith(t *testing.T, store *db.DB, configure func(*dashboard.Config
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.srv = httptest.NewServer(httpapi.NewServer(httpapi.Config{DB: store, Clock: h.clock, Log: log, Dashboard: dash}))
+	h.srv = httptest.NewServer(httpapi.NewServer(httpapi.Config{DB: store, Clock: h.clock, Log: log, Dashboard: dash, AdminToken: adminToken}))
 	t.Cleanup(h.srv.Close)
 	return h
 }

@@ -86,6 +86,8 @@ func init() {
 		"removed":                                  "retirada",
 		"won":                                      "ganada",
 		"lost":                                     "perdida",
+		// staff see a board's input nodes but do not change them
+		"Only the account's owners can create, deactivate or activate input nodes.": "Solo los propietarios de la cuenta pueden crear, desactivar o activar nodos de entrada.",
 
 		// activity
 		"What automations, booking notifications, seat offers, replies and webhooks sent or will send (the outbox), newest first, with what became of each message at its channel.": "Lo que han enviado o enviarán las automatizaciones, los avisos de citas, las ofertas de hueco, las respuestas y los webhooks (la bandeja de salida), lo más reciente primero, con lo que pasó con cada mensaje en su canal.",

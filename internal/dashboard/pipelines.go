@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/frontdesk/frontdesk/internal/contact"
+	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/pipeline"
 )
@@ -159,6 +160,16 @@ func (d *Dashboard) cardPage(w http.ResponseWriter, r *http.Request, s *session)
 	return nil
 }
 
+// Input nodes are the account's integration settings: only owners create,
+// retire or reactivate one (ownerAction), and each change is audited,
+// naming the node (its UUID, name and pipeline; an ingest call still needs
+// an API key, which the entry never holds).
+
+// nodeSummary is an input node's audit summary.
+func nodeSummary(name string, pipelineID int64) string {
+	return "name " + strings.TrimSpace(name) + "; pipeline " + strconv.FormatInt(pipelineID, 10)
+}
+
 // createNode handles "POST /app/pipelines/{pipeline_id}/nodes".
 func (d *Dashboard) createNode(w http.ResponseWriter, r *http.Request, s *session) error {
 	pid, err := pathID(r, "pipeline_id")
@@ -187,7 +198,13 @@ func (d *Dashboard) createNode(w http.ResponseWriter, r *http.Request, s *sessio
 		}
 		in.Pool = append(in.Pool, id)
 	}
-	uuid, err := pipeline.CreateAPINode(r.Context(), d.db, s.Account, pid, in, d.clock.Now())
+	var uuid string
+	err = d.audited(r.Context(), s, func(tx *db.Tx) (string, string, string, string, error) {
+		if uuid, err = pipeline.CreateAPINode(r.Context(), tx, s.Account, pid, in, d.clock.Now()); err != nil {
+			return "", "", "", "", err
+		}
+		return "created", "input_node", uuid, nodeSummary(in.Name, pid), nil
+	})
 	if err != nil {
 		return err
 	}
@@ -206,7 +223,18 @@ func (d *Dashboard) toggleNode(w http.ResponseWriter, r *http.Request, s *sessio
 	if !utf8.ValidString(node) || strings.ContainsRune(node, 0) || len(node) > 64 {
 		return notFound("Input node", node) // never reaches SQL (a NUL is an error on PostgreSQL)
 	}
-	if err := pipeline.SetNodeActive(r.Context(), d.db, s.Account, pid, node, active); err != nil {
+	err = d.audited(r.Context(), s, func(tx *db.Tx) (string, string, string, string, error) {
+		name, changed, err := pipeline.SetNodeActive(r.Context(), tx, s.Account, pid, node, active)
+		if err != nil || !changed {
+			return "", "", "", "", err
+		}
+		action := "deactivated"
+		if active {
+			action = "reactivated"
+		}
+		return action, "input_node", node, nodeSummary(name, pid), nil
+	})
+	if err != nil {
 		return err
 	}
 	msg := "Input node deactivated: ingest through it is refused."

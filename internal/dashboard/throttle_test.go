@@ -141,3 +141,31 @@ func TestSignInThrottlePerAddress(t *testing.T) {
 		h.newUserFrom("127.0.0.1").signIn("ana@acme.test", "ana-password", "").must(t, http.StatusSeeOther)
 	})
 }
+
+// Parallel wrong passwords for one e-mail spend exactly that e-mail's
+// allowance (5) of the address's 20: the attempts the e-mail limit
+// refuses give their address count back before the next attempt from the
+// address is counted, so exactly 15 other e-mails can still be tried.
+func TestSignInThrottleAddressCountIsExact(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		h := newHarness(t, store)
+		const ip = "127.0.0.5"
+		users := make([]*user, 30)
+		for i := range users {
+			users[i] = h.newUserFrom(ip)
+			users[i].get("/app/login").must(t, http.StatusOK)
+		}
+		got := signInRace(t, users, []string{"ana@acme.test"}, "wrong-password")
+		if got[http.StatusUnauthorized] != 5 || got[http.StatusTooManyRequests] != 25 {
+			t.Fatalf("30 parallel wrong passwords: %v, want exactly 5 checked (401) and 25 refused", got)
+		}
+		for i := 0; i < 16; i++ {
+			p := h.newUserFrom(ip).signIn(fmt.Sprintf("other%d@acme.test", i), "wrong-password", "")
+			if i < 15 {
+				p.must(t, http.StatusUnauthorized)
+				continue
+			}
+			p.must(t, http.StatusTooManyRequests).contains(t, "from your network")
+		}
+	})
+}

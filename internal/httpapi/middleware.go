@@ -270,12 +270,15 @@ func (h *headerOnly) Header() http.Header         { return h.header }
 func (h *headerOnly) Write(b []byte) (int, error) { return len(b), nil }
 func (h *headerOnly) WriteHeader(code int)        { h.status = code }
 
-// adminOnly guards the admin routes with the admin token.
+// adminOnly guards the admin routes with the admin token. A wrong or
+// missing token is a failed authentication like a wrong API key: it takes
+// from the same per-address bucket (ratelimit.go), so guessing the token is
+// as slow as guessing a key; the right token is never refused by it.
 func (s *Server) adminOnly(next handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		key, ok := bearer(r)
 		if !ok || subtle.ConstantTimeCompare([]byte(key), []byte(s.adminToken)) != 1 {
-			unauthorized(w, msgUnauthorized)
+			s.authFailed(w, r, msgUnauthorized)
 			return nil
 		}
 		return next(w, r)

@@ -17,10 +17,11 @@ import (
 //
 // Every request with a valid key takes one token from its key's bucket (the
 // account's limit, default 100 per second with bursts of 200). Every failed
-// authentication (401) takes one from its client address's bucket (10 per
-// second, bursts of 100); once that is empty, requests from the address
-// without a valid key are 429 instead of 401, while a valid key from it is
-// never refused by this limit. The address is the connection's
+// authentication (401) — a missing or wrong API key, or a missing or wrong
+// admin token on the admin routes — takes one from its client address's
+// bucket (10 per second, bursts of 100); once that is empty, requests from
+// the address without a valid key or token are 429 instead of 401, while a
+// valid key or the admin token from it is never refused by this limit. The address is the connection's
 // (r.RemoteAddr), never a forwarded header a client could set; IPv6
 // addresses count by /64, the block one client usually holds.
 //

@@ -120,8 +120,9 @@ type NodeInput struct {
 
 // CreateAPINode creates an active API input node on a pipeline (the
 // contract: "creating API input nodes is dashboard-only") and returns its
-// UUID.
-func CreateAPINode(ctx context.Context, store *db.DB, acct account.Account, pipelineID int64, in NodeInput, now time.Time) (string, error) {
+// UUID. It runs in the caller's transaction, which writes the audit entry
+// of the change beside it (only owners create nodes: docs/api-notes.md).
+func CreateAPINode(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int64, in NodeInput, now time.Time) (string, error) {
 	in.Name = strings.TrimSpace(in.Name)
 	if in.Name == "" || len(in.Name) > 255 {
 		return "", errs.New(errs.ValidationError, "Give the input node a name (at most 255 characters).")
@@ -139,55 +140,60 @@ func CreateAPINode(ctx context.Context, store *db.DB, acct account.Account, pipe
 	if in.DefaultLeadValue < 0 {
 		return "", errs.New(errs.ValidationError, "The default lead value cannot be negative.")
 	}
+	var pid int64
+	if err := tx.QueryRow(ctx, `SELECT id FROM pipelines WHERE account_id = ? AND id = ?`, acct.ID, pipelineID).Scan(&pid); db.IsNoRows(err) {
+		return "", errs.New(errs.NotFound, "Pipeline %v not found.", pipelineID)
+	} else if err != nil {
+		return "", err
+	}
+	var sid int64
+	if err := tx.QueryRow(ctx, `SELECT id FROM stages WHERE account_id = ? AND pipeline_id = ? AND id = ?`, acct.ID, pipelineID, in.TargetStageID).Scan(&sid); db.IsNoRows(err) {
+		return "", errs.New(errs.ValidationError, "Choose a target stage of this pipeline.")
+	} else if err != nil {
+		return "", err
+	}
+	pool := []int64{}
+	if len(in.Pool) > 0 {
+		inq, args := db.In(in.Pool)
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM users WHERE account_id = ? AND id IN `+inq, append([]any{acct.ID}, args...)...).Scan(&n); err != nil {
+			return "", err
+		}
+		if n != len(dedupe(in.Pool)) {
+			return "", errs.New(errs.ValidationError, "The assignment pool names an unknown team member.")
+		}
+		pool = dedupe(in.Pool)
+	}
+	poolJSON, _ := json.Marshal(pool)
 	uuid := newUUID()
-	err := store.Transact(ctx, func(tx *db.Tx) error {
-		var pid int64
-		if err := tx.QueryRow(ctx, `SELECT id FROM pipelines WHERE account_id = ? AND id = ?`, acct.ID, pipelineID).Scan(&pid); db.IsNoRows(err) {
-			return errs.New(errs.NotFound, "Pipeline %v not found.", pipelineID)
-		} else if err != nil {
-			return err
-		}
-		var sid int64
-		if err := tx.QueryRow(ctx, `SELECT id FROM stages WHERE account_id = ? AND pipeline_id = ? AND id = ?`, acct.ID, pipelineID, in.TargetStageID).Scan(&sid); db.IsNoRows(err) {
-			return errs.New(errs.ValidationError, "Choose a target stage of this pipeline.")
-		} else if err != nil {
-			return err
-		}
-		pool := []int64{}
-		if len(in.Pool) > 0 {
-			inq, args := db.In(in.Pool)
-			var n int
-			if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM users WHERE account_id = ? AND id IN `+inq, append([]any{acct.ID}, args...)...).Scan(&n); err != nil {
-				return err
-			}
-			if n != len(dedupe(in.Pool)) {
-				return errs.New(errs.ValidationError, "The assignment pool names an unknown team member.")
-			}
-			pool = dedupe(in.Pool)
-		}
-		poolJSON, _ := json.Marshal(pool)
-		// file_key keeps the workspace file's (pipeline, key) uniqueness;
-		// dashboard-made nodes are keyed by their UUID.
-		_, err := tx.Exec(ctx, `INSERT INTO input_nodes (account_id, pipeline_id, file_key, uuid, name, node_type, is_active,
-				target_stage_id, default_lead_value, assignment_strategy, assignment_pool, created_at)
-			VALUES (?, ?, ?, ?, ?, 'api', ?, ?, ?, ?, ?, ?)`,
-			acct.ID, pipelineID, "dashboard-"+uuid, uuid, in.Name, true, in.TargetStageID, in.DefaultLeadValue, in.Strategy, string(poolJSON), db.Micros(now))
-		return err
-	})
-	return uuid, err
+	// file_key keeps the workspace file's (pipeline, key) uniqueness;
+	// dashboard-made nodes are keyed by their UUID.
+	_, err := tx.Exec(ctx, `INSERT INTO input_nodes (account_id, pipeline_id, file_key, uuid, name, node_type, is_active,
+			target_stage_id, default_lead_value, assignment_strategy, assignment_pool, created_at)
+		VALUES (?, ?, ?, ?, ?, 'api', ?, ?, ?, ?, ?, ?)`,
+		acct.ID, pipelineID, "dashboard-"+uuid, uuid, in.Name, true, in.TargetStageID, in.DefaultLeadValue, in.Strategy, string(poolJSON), db.Micros(now))
+	if err != nil {
+		return "", err
+	}
+	return uuid, nil
 }
 
-// SetNodeActive activates or deactivates an API input node of a pipeline.
-func SetNodeActive(ctx context.Context, q db.Querier, acct account.Account, pipelineID int64, uuid string, active bool) error {
-	res, err := q.Exec(ctx, `UPDATE input_nodes SET is_active = ? WHERE account_id = ? AND pipeline_id = ? AND uuid = ? AND node_type = 'api'`,
+// SetNodeActive activates or deactivates (retires) an API input node of a
+// pipeline and returns the node's name and whether anything changed (for
+// the caller's audit entry); another account's node is NOT_FOUND.
+func SetNodeActive(ctx context.Context, q db.Querier, acct account.Account, pipelineID int64, uuid string, active bool) (name string, changed bool, err error) {
+	var was bool
+	err = q.QueryRow(ctx, `SELECT name, is_active FROM input_nodes WHERE account_id = ? AND pipeline_id = ? AND uuid = ? AND node_type = 'api'`,
+		acct.ID, pipelineID, uuid).Scan(&name, &was)
+	if db.IsNoRows(err) {
+		return "", false, errs.New(errs.NotFound, "Input node %v not found.", uuid)
+	}
+	if err != nil || was == active {
+		return name, false, err
+	}
+	_, err = q.Exec(ctx, `UPDATE input_nodes SET is_active = ? WHERE account_id = ? AND pipeline_id = ? AND uuid = ? AND node_type = 'api'`,
 		active, acct.ID, pipelineID, uuid)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return errs.New(errs.NotFound, "Input node %v not found.", uuid)
-	}
-	return nil
+	return name, err == nil, err
 }
 
 func newUUID() string {

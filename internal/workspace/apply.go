@@ -16,6 +16,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/outbound"
+	"github.com/frontdesk/frontdesk/internal/password"
 	"github.com/frontdesk/frontdesk/internal/phone"
 	"github.com/frontdesk/frontdesk/internal/readcache"
 	"github.com/frontdesk/frontdesk/internal/secrets"
@@ -383,27 +384,25 @@ func (ap *applier) users(ctx context.Context) error {
 	return nil
 }
 
-// setPassword stores a new hash only when the password changed, so a
-// repeated apply writes nothing.
-func (ap *applier) setPassword(ctx context.Context, userID int64, password string) error {
+// setPassword changes the user's password only when the file's password
+// does not match the stored hash (a bcrypt comparison: the same password
+// hashes differently every time), so a re-applied file writes nothing and
+// signs nobody out; a changed one goes through account.ChangePassword, which
+// ends the user's dashboard sessions.
+func (ap *applier) setPassword(ctx context.Context, userID int64, plaintext string) error {
 	var current *string
 	if err := ap.tx.QueryRow(ctx, `SELECT password_hash FROM users WHERE id = ?`, userID).Scan(&current); err != nil {
 		return err
 	}
-	if current != nil && PasswordMatches != nil && PasswordMatches(*current, password) {
+	if current != nil && password.Matches(*current, plaintext) {
 		return nil
 	}
-	h, err := ap.hash(password)
+	h, err := ap.hash(plaintext)
 	if err != nil {
 		return err
 	}
-	_, err = ap.tx.Exec(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, h, userID)
-	return err
+	return account.ChangePassword(ctx, ap.tx, ap.acct, userID, h)
 }
-
-// PasswordMatches compares a stored hash with a plaintext password; set by
-// the package that owns sign-in.
-var PasswordMatches func(hash, password string) bool
 
 func (ap *applier) agents(ctx context.Context) error {
 	for _, a := range ap.f.AIAgents {
