@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -331,18 +332,37 @@ func (tx *Tx) AfterCommit(fn func()) { tx.after = append(tx.after, fn) }
 
 // Transact runs fn in a transaction, committing when it returns nil and
 // rolling back on error or panic. On PostgreSQL a serialization failure or
-// deadlock is retried a few times; unique-key races are the caller's to
-// resolve with ON CONFLICT.
+// deadlock is retried a few times, after a jittered pause (retryPause) so
+// that the transactions that collided do not collide again in step;
+// unique-key races are the caller's to resolve with ON CONFLICT.
 func (db *DB) Transact(ctx context.Context, fn func(tx *Tx) error) error {
-	const attempts = 3
+	const attempts = 4
 	var err error
 	for i := 0; i < attempts; i++ {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(retryPause(i, rand.Float64())):
+			}
+		}
 		err = db.transactOnce(ctx, fn)
 		if err == nil || !db.dialect.retryable(err) || ctx.Err() != nil {
 			return err
 		}
 	}
 	return err
+}
+
+// retryPause is the wait before retry number retry (1, 2, …) of a
+// transaction: full jitter over an exponential ceiling of 5 ms, 10 ms,
+// 20 ms …, capped at 200 ms (u is uniform in [0, 1)).
+func retryPause(retry int, u float64) time.Duration {
+	ceiling := 5 * time.Millisecond << (retry - 1)
+	if ceiling > 200*time.Millisecond || ceiling <= 0 {
+		ceiling = 200 * time.Millisecond
+	}
+	return time.Duration(u * float64(ceiling))
 }
 
 func (db *DB) transactOnce(ctx context.Context, fn func(tx *Tx) error) (err error) {
