@@ -2,41 +2,78 @@ package dashboard
 
 // The dashboard speaks Spanish and English: the user's own choice, else the
 // account's language (account.Session.Language). Templates write English
-// text through the template function t and handlers through session.T; the Spanish of every
-// such text is registered here or by the page's own i18n_*.go file (with
-// addSpanish), and TestEveryTextHasSpanish reads the sources to prove none
-// is missing. Dates and times are shown in the account's zone with the
-// language's day and month names.
+// text through the template function t and handlers through session.T; the
+// other languages' texts live in one catalogue file per language,
+// locales/<lang>.toml, keyed by the English text, read by go-i18n when the
+// package loads. TestEveryTextHasSpanish reads the sources to prove no
+// text is missing from es.toml. Dates and times are shown in the account's
+// zone with the language's day and month names.
 
 import (
+	"embed"
 	"fmt"
+	"io/fs"
 	"net/http"
+	"path"
 	"strings"
 	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/nicksnyder/go-i18n/v2/i18n"
+	xlanguage "golang.org/x/text/language"
 )
 
 // Languages the dashboard speaks, the default first.
 var Languages = []string{"es", "en"}
 
-// spanish maps English texts to their Spanish.
-var spanish = map[string]string{}
+//go:embed locales/*.toml
+var localeFiles embed.FS
 
-// spanishConflicts lists texts registered twice with two different
-// translations (TestSpanishHasNoConflicts fails on any).
-var spanishConflicts []string
+// catalogue holds every language's texts by key (the English text, or
+// "context|text"), read from locales/ by loadCatalogue.
+var catalogue = mustLoadCatalogue(localeFiles)
 
-// addSpanish registers translations; the first registration of a text
-// wins.
-func addSpanish(m map[string]string) {
-	for en, es := range m {
-		if prev, dup := spanish[en]; dup {
-			if prev != es {
-				spanishConflicts = append(spanishConflicts, fmt.Sprintf("%q: %q and %q", en, prev, es))
-			}
-			continue
-		}
-		spanish[en] = es
+// spanish is the Spanish catalogue.
+var spanish = catalogue["es"]
+
+// loadCatalogue parses every locales/<lang>.toml with go-i18n (TOML refuses
+// a key written twice; go-i18n reads the language from the file name and
+// the message forms, plural ones included) into plain maps: a page makes
+// hundreds of lookups, and a map read is all a text without a plural
+// needs.
+func loadCatalogue(files fs.FS) (map[string]map[string]string, error) {
+	bundle := i18n.NewBundle(xlanguage.English)
+	bundle.RegisterUnmarshalFunc("toml", toml.Unmarshal)
+	names, err := fs.Glob(files, "locales/*.toml")
+	if err != nil {
+		return nil, err
 	}
+	out := map[string]map[string]string{}
+	for _, name := range names {
+		data, err := fs.ReadFile(files, name)
+		if err != nil {
+			return nil, err
+		}
+		mf, err := bundle.ParseMessageFileBytes(data, path.Base(name))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		base, _ := mf.Tag.Base()
+		texts := map[string]string{}
+		for _, m := range mf.Messages {
+			texts[m.ID] = m.Other
+		}
+		out[base.String()] = texts
+	}
+	return out, nil
+}
+
+func mustLoadCatalogue(files fs.FS) map[string]map[string]string {
+	c, err := loadCatalogue(files)
+	if err != nil {
+		panic("dashboard: the language catalogue does not load: " + err.Error())
+	}
+	return c
 }
 
 // language reads a stored language code into one the dashboard speaks.
@@ -64,10 +101,8 @@ func requestLanguage(r *http.Request) string {
 
 // translate returns text in lang, formatted with args when there are any.
 func translate(lang, text string, args ...any) string {
-	if lang == "es" {
-		if es, ok := spanish[text]; ok {
-			text = es
-		}
+	if t, ok := catalogue[lang][text]; ok {
+		text = t
 	}
 	if len(args) > 0 {
 		return fmt.Sprintf(text, args...)
@@ -80,12 +115,10 @@ func translate(lang, text string, args ...any) string {
 // "enviado"): the Spanish is registered under "context|text", and English
 // shows text.
 func translateIn(lang, context, text string, args ...any) string {
-	if lang == "es" {
-		if es, ok := spanish[context+"|"+text]; ok {
-			text = es
-		} else if es, ok := spanish[text]; ok {
-			text = es
-		}
+	if t, ok := catalogue[lang][context+"|"+text]; ok {
+		text = t
+	} else if t, ok := catalogue[lang][text]; ok {
+		text = t
 	}
 	if len(args) > 0 {
 		return fmt.Sprintf(text, args...)
@@ -139,26 +172,6 @@ func formatTime(lang string, t time.Time, layout string) string {
 		s = spanishNames.Replace(s)
 	}
 	return s
-}
-
-func init() {
-	addSpanish(map[string]string{
-		"Skip to content": "Saltar al contenido",
-		"Main":            "Principal",
-		"Pipelines":       "Embudos",
-		"Clients":         "Clientes",
-		"Calendar":        "Calendario",
-		"Waiting lists":   "Listas de espera",
-		"Conversations":   "Conversaciones",
-		"Activity":        "Actividad",
-		"Channels":        "Canales",
-		"API keys":        "Claves API",
-		"Sign out":        "Cerrar sesión",
-		"Sign in":         "Iniciar sesión",
-		"Error":           "Error",
-		"Settings":        "Ajustes",
-		"Only the account's owners can change its settings.": "Solo los propietarios de la cuenta pueden cambiar sus ajustes.",
-	})
 }
 
 // TC is T for a text said in a context (see translateIn).

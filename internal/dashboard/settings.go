@@ -65,7 +65,7 @@ func (d *Dashboard) change(ctx context.Context, s *session, action, objectType s
 }
 
 // localize puts an area's refusal into the user's language (the areas write
-// English; i18n_settings.go holds the Spanish of the settings' refusals).
+// English; locales/es.toml holds the Spanish of the settings' refusals).
 func localize(s *session, err error) error {
 	var e *errs.Error
 	if errors.As(err, &e) && e.Code == errs.ValidationError {
