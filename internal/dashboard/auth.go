@@ -107,7 +107,7 @@ func (d *Dashboard) signedIn(w http.ResponseWriter, r *http.Request) (*session, 
 	}
 	if now := d.clock.Now(); now.Sub(s.lastSeen) >= touchEvery {
 		if err := account.TouchSession(r.Context(), d.db, s.ID, now); err != nil {
-			d.log.Warn("dashboard: touch session", "err", err)
+			d.logger(r.Context()).Warn("dashboard: touch session", "err", err)
 		}
 	}
 	return s, true
@@ -167,7 +167,7 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, nil, err)
 		return
 	} else if wait > 0 {
-		d.log.Warn("dashboard: sign-in throttled", "remote", r.RemoteAddr, "per_address", perAddress)
+		d.logger(r.Context()).Warn("dashboard: sign-in throttled", "remote", r.RemoteAddr, "per_address", perAddress)
 		w.Header().Set("Retry-After", strconv.Itoa(ceilDiv(wait, time.Second)))
 		v.Error = l.T("Too many failed sign-ins for this e-mail from your network. Try again in %d minutes.", ceilDiv(wait, time.Minute))
 		if perAddress {
@@ -198,7 +198,7 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: Prefix, MaxAge: int(d.max / time.Second),
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: isTLS(r)})
 	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Path: Prefix + "login", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
-	d.log.Info("dashboard: signed in", "account_id", user.accountID, "user_id", user.id)
+	d.logger(r.Context()).Info("dashboard: signed in", "account_id", user.accountID, "user_id", user.id)
 	next := v.Next
 	if next == "" {
 		next = Prefix
@@ -254,7 +254,7 @@ func (d *Dashboard) admitSignIn(ctx context.Context, k *throttleKeys) (wait time
 // limit stricter until the window ends, so it is logged, not fatal.
 func (d *Dashboard) refundAddressAttempt(ctx context.Context, k throttleKeys) {
 	if err := account.RefundSignInAttempt(ctx, d.db, k.addr, k.addrWindow); err != nil {
-		d.log.Warn("dashboard: refunding a sign-in attempt", "err", err)
+		d.logger(ctx).Warn("dashboard: refunding a sign-in attempt", "err", err)
 	}
 }
 
@@ -263,7 +263,7 @@ func (d *Dashboard) refundAddressAttempt(ctx context.Context, k throttleKeys) {
 func (d *Dashboard) signInSucceeded(ctx context.Context, k throttleKeys) {
 	if err := account.ClearSignInAttempts(ctx, d.db, k.email); err != nil {
 		// Not fatal: the counter ages out of the window on its own.
-		d.log.Warn("dashboard: clearing sign-in attempts", "err", err)
+		d.logger(ctx).Warn("dashboard: clearing sign-in attempts", "err", err)
 	}
 	d.refundAddressAttempt(ctx, k)
 }
@@ -272,7 +272,7 @@ func (d *Dashboard) signInSucceeded(ctx context.Context, k throttleKeys) {
 // after a failed password, the only case that leaves counters behind.
 func (d *Dashboard) sweepSignInAttempts(ctx context.Context) {
 	if err := account.SweepSignInAttempts(ctx, d.db, d.clock.Now().Add(-d.signInWindow)); err != nil {
-		d.log.Warn("dashboard: sweeping sign-in attempts", "err", err)
+		d.logger(ctx).Warn("dashboard: sweeping sign-in attempts", "err", err)
 	}
 }
 

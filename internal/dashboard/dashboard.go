@@ -290,7 +290,7 @@ func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, s *session, err
 	case db.IsNoRows(err):
 		d.renderError(w, r, s, http.StatusNotFound, langOf(r, s).T("Not found. It may have been removed, or it belongs to another workspace."))
 	default:
-		d.log.Error("dashboard", "path", r.URL.Path, "err", err)
+		d.logger(r.Context()).Error("dashboard", "path", r.URL.Path, "err", err)
 		d.renderError(w, r, s, http.StatusInternalServerError, langOf(r, s).T("Something went wrong on our side. Try again in a moment."))
 	}
 }
@@ -371,7 +371,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, s *session, s
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
-		d.log.Error("dashboard: render", "page", page, "err", err)
+		d.logger(r.Context()).Error("dashboard: render", "page", page, "err", err)
 		http.Error(w, "Something went wrong on our side.", http.StatusInternalServerError)
 		return
 	}
@@ -520,3 +520,4 @@ func formID(r *http.Request, name, label string) (int64, error) {
 
 // accountOf is the account a session is scoped to.
 func accountOf(s *session) account.Account { return s.Account }
+

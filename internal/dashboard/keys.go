@@ -83,7 +83,7 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, s *session
 	if err != nil {
 		return err
 	}
-	d.log.Info("dashboard: API key created", "account_id", s.Account.ID, "user_id", s.UserID, "name", name)
+	d.logger(r.Context()).Info("dashboard: API key created", "account_id", s.Account.ID, "user_id", s.UserID, "name", name)
 	return d.renderKeys(w, r, s, http.StatusOK, keysView{NewKey: plain, NewName: name})
 }
 
@@ -102,7 +102,7 @@ func (d *Dashboard) revokeKey(w http.ResponseWriter, r *http.Request, s *session
 	if err != nil {
 		return err
 	}
-	d.log.Info("dashboard: API key revoked", "account_id", s.Account.ID, "user_id", s.UserID, "name", name)
+	d.logger(r.Context()).Info("dashboard: API key revoked", "account_id", s.Account.ID, "user_id", s.UserID, "name", name)
 	d.redirect(w, r, Prefix+"keys", "ok", s.T("Key “%s” revoked. Requests with it are refused within a second.", name))
 	return nil
 }

@@ -499,7 +499,7 @@ func (d *Dashboard) acceptInvite(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: sessionToken, Path: Prefix, MaxAge: int(d.max / time.Second),
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: isTLS(r)})
 	http.SetCookie(w, &http.Cookie{Name: inviteCSRFCookie, Path: Prefix + "invite/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
-	d.log.Info("dashboard: invitation accepted", "account_id", inv.AccountID, "user_id", userID)
+	d.logger(r.Context()).Info("dashboard: invitation accepted", "account_id", inv.AccountID, "user_id", userID)
 	d.redirect(w, r, Prefix, "ok", translate(lang, "Welcome, %s: you are signed in.", inv.Name))
 }
 
@@ -669,7 +669,7 @@ func (d *Dashboard) saveChannel(w http.ResponseWriter, r *http.Request, s *sessi
 	if err != nil {
 		return localized(s, err)
 	}
-	d.log.Info("dashboard: channel saved", "account_id", s.Account.ID, "user_id", s.UserID, "channel", saved.Key)
+	d.logger(r.Context()).Info("dashboard: channel saved", "account_id", s.Account.ID, "user_id", s.UserID, "channel", saved.Key)
 	d.redirect(w, r, Prefix+"settings/channels", "ok", s.T("Channel “%s” saved.", saved.Key))
 	return nil
 }
@@ -688,7 +688,7 @@ func (d *Dashboard) testChannel(w http.ResponseWriter, r *http.Request, s *sessi
 	case err != nil:
 		return localized(s, err)
 	}
-	d.log.Info("dashboard: channel test sent", "account_id", s.Account.ID, "channel", ch.Key, "provider_message_id", res.ProviderID)
+	d.logger(r.Context()).Info("dashboard: channel test sent", "account_id", s.Account.ID, "channel", ch.Key, "provider_message_id", res.ProviderID)
 	d.redirect(w, r, Prefix+"settings/channels", "ok", s.T("Test message sent through “%s” (provider id %s).", ch.Key, res.ProviderID))
 	return nil
 }

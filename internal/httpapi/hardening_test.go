@@ -21,6 +21,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/httpapi"
+	"github.com/frontdesk/frontdesk/internal/reqid"
 )
 
 // Issue 16, finding 5: bad input is a clear 4xx, never a 500, a silently
@@ -404,4 +405,19 @@ func TestMetricsToken(t *testing.T) {
 		open, _ := observedServer(t, h, httpapi.Config{})
 		scrape(t, open, "")
 	})
+}
+
+// A handler mounted under the server (the dashboard) finds the request's
+// id in its context, the one the response and the access log carry.
+func TestMountedHandlersSeeTheRequestID(t *testing.T) {
+	h := newHarness(t, dbtest.Open(t, db.SQLite))
+	var seen string
+	dash := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen = reqid.From(r.Context()) })
+	srv, logs := observedServer(t, h, httpapi.Config{Dashboard: dash})
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, httptest.NewRequest("GET", "/app/clients", nil))
+	id := rec.Header().Get("X-Request-Id")
+	if id == "" || seen != id || !strings.Contains(logs.String(), "request_id="+id) {
+		t.Fatalf("response id %q, handler saw %q, log %s", id, seen, logs.String())
+	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/reqid"
 )
 
 type ctxKey int
@@ -131,7 +132,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
-		r = r.WithContext(context.WithValue(ctx, keyInfo, info))
+		r = r.WithContext(reqid.With(context.WithValue(ctx, keyInfo, info), info.id))
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {
