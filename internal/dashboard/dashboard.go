@@ -15,10 +15,11 @@
 // is a call to the area package that owns it (calendar, contact, waitlist,
 // pipeline, chat, relay, channels, jobs, account, audit), the same function
 // the API calls where the API does the same thing, and every call takes the
-// signed-in user's account, so another account's object is a 404. One file
-// per part: today.go, clients.go, inbox.go, settings.go (the catalogue),
-// team.go (the rest of the settings), pages.go and pipelines.go (calendar
-// list, waiting lists, boards), i18n*.go (the Spanish of each part).
+// signed-in user's account, so another account's object is a 404. Files by
+// subject: today.go, clients.go, inbox.go, settings.go (the catalogue),
+// settings_<page>.go (one per settings page; settings_routes.go registers
+// them), pages.go and pipelines.go (calendar list, waiting lists, boards),
+// i18n.go and locales/<lang>.toml (the texts in each language).
 package dashboard
 
 import (
@@ -520,4 +521,3 @@ func formID(r *http.Request, name, label string) (int64, error) {
 
 // accountOf is the account a session is scoped to.
 func accountOf(s *session) account.Account { return s.Account }
-

@@ -1,0 +1,37 @@
+package dashboard
+
+// Settings › Audit log: every settings change, newest first.
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/frontdesk/frontdesk/internal/audit"
+	"github.com/frontdesk/frontdesk/internal/errs"
+)
+
+// auditPageSize is the entries per page of the audit log.
+const auditPageSize = 50
+
+// auditPage handles "GET /app/settings/audit?before=": newest first, a
+// page at a time.
+func (d *Dashboard) auditPage(w http.ResponseWriter, r *http.Request, s *session) error {
+	var before int64
+	if v := r.URL.Query().Get("before"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return errs.New(errs.ValidationError, "%s", s.T("The page address is not valid."))
+		}
+		before = n
+	}
+	list, err := audit.List(r.Context(), d.db, s.Account, before, auditPageSize)
+	if err != nil {
+		return err
+	}
+	var next int64
+	if len(list) == auditPageSize {
+		next = list[len(list)-1].ID
+	}
+	d.render(w, r, s, http.StatusOK, "settings_audit", "Audit log", "settings", map[string]any{"Entries": list, "Next": next, "First": before == 0})
+	return nil
+}
