@@ -1,0 +1,201 @@
+package dashboard
+
+// Pages: the flash message carried across a redirect, the view every
+// template gets, rendering into a buffer first (no half-written pages), and
+// the templates parsed once per language.
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/chat"
+)
+
+// Flash is a one-time message shown at the top of a page.
+type Flash struct {
+	Kind    string // "ok" or "error"
+	Message string
+}
+
+func takeFlash(w http.ResponseWriter, r *http.Request) *Flash {
+	c, err := r.Cookie(flashCookie)
+	if err != nil {
+		return nil
+	}
+	http.SetCookie(w, &http.Cookie{Name: flashCookie, Path: Prefix, MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	raw, err := base64.RawURLEncoding.DecodeString(c.Value)
+	if err != nil {
+		return nil
+	}
+	kind, msg, ok := strings.Cut(string(raw), "\x00")
+	if !ok || (kind != "ok" && kind != "error") || len(msg) > 1000 {
+		return nil
+	}
+	return &Flash{Kind: kind, Message: msg}
+}
+
+// view is what every template receives.
+type view struct {
+	Lang    string // "es" or "en"
+	Title   string
+	Nav     string
+	Session *session
+	CSRF    string
+	Flash   *Flash
+	Now     time.Time
+	Loc     *time.Location
+	Data    any
+	// Unread is how many open conversations have a client message the team
+	// has not read (the Inbox entry of the navigation shows it).
+	Unread int
+}
+
+func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, s *session, status int, page, title, nav string, data any) {
+	v := view{Lang: requestLanguage(r), Title: title, Nav: nav, Session: s, Flash: takeFlash(w, r), Now: d.clock.Now(), Loc: time.UTC, Data: data}
+	if s != nil {
+		v.CSRF = s.CSRF
+		v.Loc = s.Account.Location()
+		v.Lang = s.Lang
+		if n, err := chat.UnreadCount(r.Context(), d.db, s.Account); err == nil {
+			v.Unread = n
+		}
+	}
+	t, ok := d.pages[v.Lang][page]
+	if !ok {
+		panic("dashboard: no template " + page)
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
+		d.logger(r.Context()).Error("dashboard: render", "page", page, "err", err)
+		http.Error(w, "Something went wrong on our side.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+func (d *Dashboard) parseTemplates() error {
+	d.pages = map[string]map[string]*template.Template{}
+	for _, lang := range Languages {
+		pages, err := parseTemplates(lang)
+		if err != nil {
+			return err
+		}
+		d.pages[lang] = pages
+	}
+	return nil
+}
+
+// parseTemplates parses every page with the functions of one language: t
+// translates, when and date format in its names.
+func parseTemplates(lang string) (map[string]*template.Template, error) {
+	funcs := template.FuncMap{
+		"t": func(text string, args ...any) string { return translate(lang, text, args...) },
+		// tc: a text whose Spanish depends on what it describes.
+		"tc": func(context, text string, args ...any) string { return translateIn(lang, context, text, args...) },
+		"date": func(loc *time.Location, t time.Time, layout string) string {
+			return formatTime(lang, t.In(loc), layout)
+		},
+		"when": func(loc *time.Location, t any) string {
+			switch v := t.(type) {
+			case time.Time:
+				if v.IsZero() {
+					return "—"
+				}
+				return formatTime(lang, v.In(loc), "2 Jan 2006 15:04")
+			case *time.Time:
+				if v == nil || v.IsZero() {
+					return "—"
+				}
+				return formatTime(lang, v.In(loc), "2 Jan 2006 15:04")
+			case string:
+				return stamp(lang, loc, v)
+			case *string:
+				if v == nil {
+					return "—"
+				}
+				return stamp(lang, loc, *v)
+			}
+			return "—"
+		},
+		"money": func(v *float64) string {
+			if v == nil {
+				return "—"
+			}
+			return strconv.FormatFloat(*v, 'f', -1, 64)
+		},
+		"deref": func(p any) any {
+			switch v := p.(type) {
+			case *string:
+				if v == nil {
+					return ""
+				}
+				return *v
+			case *int64:
+				if v == nil {
+					return ""
+				}
+				return *v
+			case *int:
+				if v == nil {
+					return 0
+				}
+				return *v
+			}
+			return p
+		},
+		"eq64":  func(a, b int64) bool { return a == b },
+		"split": strings.Fields,
+		"priority": func(p int) string {
+			switch p {
+			case 0:
+				return "urgent"
+			case 1:
+				return "high"
+			case 3:
+				return "low"
+			}
+			return "normal"
+		},
+	}
+	// Partials (templates/*_nav.html: {{define "…"}} blocks a page
+	// includes) are parsed into the base with the layout, and are no page.
+	base, err := template.New("base").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/*_nav.html")
+	if err != nil {
+		return nil, err
+	}
+	entries, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	pages := map[string]*template.Template{}
+	for _, e := range entries {
+		name := strings.TrimSuffix(strings.TrimPrefix(e, "templates/"), ".html")
+		if name == "layout" || strings.HasSuffix(name, "_nav") {
+			continue
+		}
+		t, err := template.Must(base.Clone()).ParseFS(templateFS, e)
+		if err != nil {
+			return nil, fmt.Errorf("template %s: %w", name, err)
+		}
+		pages[name] = t
+	}
+	return pages, nil
+}
+
+// stamp shows an RFC 3339 timestamp in the account's zone.
+func stamp(lang string, loc *time.Location, s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	return formatTime(lang, t.In(loc), "2 Jan 2006 15:04")
+}
