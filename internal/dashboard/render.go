@@ -166,9 +166,10 @@ func parseTemplates(lang string) (map[string]*template.Template, error) {
 			return "normal"
 		},
 	}
-	// Partials (templates/*_nav.html: {{define "…"}} blocks a page
-	// includes) are parsed into the base with the layout, and are no page.
-	base, err := template.New("base").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/*_nav.html")
+	// Partials (templates/*_nav.html and templates/partial_*.html:
+	// {{define "…"}} blocks a page includes) are parsed into the base with
+	// the layout, and are no page.
+	base, err := template.New("base").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/*_nav.html", "templates/partial_*.html")
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +180,7 @@ func parseTemplates(lang string) (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
 	for _, e := range entries {
 		name := strings.TrimSuffix(strings.TrimPrefix(e, "templates/"), ".html")
-		if name == "layout" || strings.HasSuffix(name, "_nav") {
+		if name == "layout" || strings.HasSuffix(name, "_nav") || strings.HasPrefix(name, "partial_") {
 			continue
 		}
 		t, err := template.Must(base.Clone()).ParseFS(templateFS, e)
