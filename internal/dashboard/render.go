@@ -98,6 +98,9 @@ func (d *Dashboard) parseTemplates() error {
 // translates, when and date format in its names.
 func parseTemplates(lang string) (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
+		// path is a link inside the dashboard: {{path "clients/"}} is
+		// Prefix + "clients/", so no page writes the prefix itself.
+		"path": func(p string) string { return Prefix + strings.TrimPrefix(p, "/") },
 		"t": func(text string, args ...any) string { return translate(lang, text, args...) },
 		// tc: a text whose Spanish depends on what it describes.
 		"tc": func(context, text string, args ...any) string { return translateIn(lang, context, text, args...) },
