@@ -54,9 +54,10 @@ var fieldsOf = map[Kind][]string{
 
 // aliases maps folded header names (see foldHeader) to fields: English and
 // Spanish, singular and plural, with and without separators.
-var aliases = map[string]string{}
+var aliases = buildAliases()
 
-func init() {
+func buildAliases() map[string]string {
+	aliases := map[string]string{}
 	for field, list := range map[string][]string{
 		FieldExternalID: {"external_id", "externalid", "external_ref", "id", "ext_id", "ref", "reference", "referencia",
 			"record_id", "crm_id", "codigo", "id_externo"},
@@ -91,6 +92,7 @@ func init() {
 			aliases[a] = field
 		}
 	}
+	return aliases
 }
 
 // keywords rescue headers no alias names exactly ("Teléfono de contacto",
