@@ -132,7 +132,7 @@ func (w *Worker) runCalls(ctx context.Context, accounts accountCache, jobs []Job
 			if !mine[j.ID] {
 				continue
 			}
-			if err := w.defer_(ctx, tx, j, until[i]); err != nil {
+			if err := w.postpone(ctx, tx, j, until[i]); err != nil {
 				return err
 			}
 		}
@@ -164,7 +164,7 @@ func (w *Worker) runCalls(ctx context.Context, accounts accountCache, jobs []Job
 		}
 		for i, j := range deferred {
 			if mine[j.ID] {
-				w.defer_(ctx, tx, j, until[i])
+				w.postpone(ctx, tx, j, until[i])
 			}
 		}
 		return nil

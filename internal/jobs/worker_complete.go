@@ -167,9 +167,9 @@ func (w *Worker) fail(ctx context.Context, q db.Querier, j Job, cause error, per
 	return nil
 }
 
-// defer_ puts a job back to run at until without counting the attempt
+// postpone puts a job back to run at until without counting the attempt
 // (quiet hours): nothing was tried.
-func (w *Worker) defer_(ctx context.Context, q db.Querier, j Job, until time.Time) error {
+func (w *Worker) postpone(ctx context.Context, q db.Querier, j Job, until time.Time) error {
 	_, err := q.Exec(ctx, `UPDATE jobs SET status = 'pending', run_at = ?, locked_until = NULL, attempts = attempts - 1 WHERE id = ?`,
 		db.Micros(until), j.ID)
 	return err
