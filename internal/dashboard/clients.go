@@ -20,18 +20,6 @@ import (
 	"github.com/frontdesk/frontdesk/internal/waitlist"
 )
 
-// clientRoutes registers this part's pages and actions.
-func (d *Dashboard) clientRoutes() {
-	d.page("GET "+Prefix+"clients", d.clientsPage)
-	d.page("GET "+Prefix+"clients/new", d.newClientPage)
-	d.action("POST "+Prefix+"clients", d.createClient)
-	d.page("GET "+Prefix+"clients/{client_id}", d.clientPage)
-	d.action("POST "+Prefix+"clients/{client_id}", d.saveClient)
-	d.action("POST "+Prefix+"clients/{client_id}/tags", d.addTag)
-	d.action("POST "+Prefix+"clients/{client_id}/tags/remove", d.removeTag)
-	d.action("POST "+Prefix+"clients/{client_id}/waitlist", d.addToWaitlist)
-}
-
 // clientsPage handles "GET /app/clients?q=".
 func (d *Dashboard) clientsPage(w http.ResponseWriter, r *http.Request, s *session) error {
 	q, err := searchTerm(r.URL.Query().Get("q"))

@@ -16,10 +16,12 @@
 // pipeline, chat, relay, channels, jobs, account, audit), the same function
 // the API calls where the API does the same thing, and every call takes the
 // signed-in user's account, so another account's object is a 404. Files by
-// subject: today.go, clients.go, inbox.go, settings.go (the catalogue),
-// settings_<page>.go (one per settings page; settings_routes.go registers
-// them), pages.go and pipelines.go (calendar list, waiting lists, boards),
-// i18n.go and locales/<lang>.toml (the texts in each language).
+// subject: routes.go (every page and action on one screen), today*.go,
+// clients.go, inbox.go, settings_<page>.go (one per settings page;
+// settings.go and settings_index.go hold what they share), pages.go and
+// pipelines.go (calendar list, waiting lists, boards), render.go and
+// templates/ (partial_*.html for what pages share), i18n.go and
+// locales/<lang>.toml (the texts in each language).
 package dashboard
 
 import (
@@ -27,7 +29,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"html/template"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -154,54 +155,6 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
 	d.mux.ServeHTTP(w, r)
-}
-
-func (d *Dashboard) routes() {
-	static, _ := fs.Sub(staticFS, "static")
-	files := http.StripPrefix(Prefix+"static/", http.FileServerFS(static))
-	d.mux.Handle("GET "+Prefix+"static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "public, max-age=3600")
-		files.ServeHTTP(w, r)
-	}))
-	d.mux.HandleFunc("GET "+Prefix+"login", d.loginPage)
-	d.mux.HandleFunc("POST "+Prefix+"login", d.login)
-	d.mux.HandleFunc("/", d.notFoundPage)
-
-	d.page("GET "+Prefix+"{$}", func(w http.ResponseWriter, r *http.Request, s *session) error {
-		http.Redirect(w, r, Prefix+"today", http.StatusSeeOther)
-		return nil
-	})
-	d.action("POST "+Prefix+"logout", d.logout)
-
-	d.ownerPage("GET "+Prefix+"keys", d.keysPage)
-	d.ownerAction("POST "+Prefix+"keys", d.createKey)
-	d.ownerAction("POST "+Prefix+"keys/revoke", d.revokeKey)
-
-	d.page("GET "+Prefix+"pipelines", d.pipelinesPage)
-	d.page("GET "+Prefix+"pipelines/{pipeline_id}", d.boardPage)
-	d.action("POST "+Prefix+"pipelines/{pipeline_id}/move", d.moveCard)
-	d.page("GET "+Prefix+"pipelines/{pipeline_id}/cards/{card_id}", d.cardPage)
-	d.ownerAction("POST "+Prefix+"pipelines/{pipeline_id}/nodes", d.createNode)
-	d.ownerAction("POST "+Prefix+"pipelines/{pipeline_id}/nodes/{uuid}/active", d.toggleNode)
-
-	d.page("GET "+Prefix+"waitlists", d.waitlistsPage)
-	d.action("POST "+Prefix+"waitlists/entries/{entry_id}/remove", d.removeEntry)
-	d.action("POST "+Prefix+"waitlists/entries/{entry_id}/snooze", d.snoozeEntry)
-	d.action("POST "+Prefix+"waitlists/entries/{entry_id}/flag", d.flagEntry)
-
-	d.page("GET "+Prefix+"calendar", d.calendarPage)
-	d.action("POST "+Prefix+"appointments/{appointment_id}/reschedule", d.reschedule)
-	d.action("POST "+Prefix+"appointments/{appointment_id}/cancel", d.cancelAppointment)
-
-	d.page("GET "+Prefix+"activity", d.activityPage)
-	d.ownerPage("GET "+Prefix+"settings/channels", d.channelsPage)
-
-	// Wave 2 (issue 22): one file per part.
-	d.todayRoutes()
-	d.clientRoutes()
-	d.inboxRoutes()
-	d.settingsRoutes()
-	d.teamRoutes()
 }
 
 // handler is a dashboard page or action of a signed-in user.

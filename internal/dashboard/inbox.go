@@ -18,15 +18,6 @@ import (
 	"github.com/frontdesk/frontdesk/internal/relay"
 )
 
-// inboxRoutes registers this part's pages and actions.
-func (d *Dashboard) inboxRoutes() {
-	d.page("GET "+Prefix+"conversations", d.inboxPage)
-	d.page("GET "+Prefix+"conversations/{session_id}", d.conversationPage)
-	d.action("POST "+Prefix+"conversations/{session_id}/assign", d.assignConversation)
-	d.action("POST "+Prefix+"conversations/{session_id}/status", d.setConversationStatus)
-	d.action("POST "+Prefix+"conversations/{session_id}/reply", d.replyToConversation)
-}
-
 // conversationBack is where a conversation's action returns: the form's
 // "back" dashboard path, else the conversation. (Not the referring page: an
 // action taken on a conversation shows its outcome there.)

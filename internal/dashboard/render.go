@@ -101,7 +101,7 @@ func parseTemplates(lang string) (map[string]*template.Template, error) {
 		// path is a link inside the dashboard: {{path "clients/"}} is
 		// Prefix + "clients/", so no page writes the prefix itself.
 		"path": func(p string) string { return Prefix + strings.TrimPrefix(p, "/") },
-		"t": func(text string, args ...any) string { return translate(lang, text, args...) },
+		"t":    func(text string, args ...any) string { return translate(lang, text, args...) },
 		// tc: a text whose Spanish depends on what it describes.
 		"tc": func(context, text string, args ...any) string { return translateIn(lang, context, text, args...) },
 		"date": func(loc *time.Location, t time.Time, layout string) string {

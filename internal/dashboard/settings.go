@@ -20,30 +20,6 @@ import (
 	"github.com/frontdesk/frontdesk/internal/errs"
 )
 
-// settingsRoutes registers this part's pages and actions.
-func (d *Dashboard) settingsRoutes() {
-	p := Prefix + "settings/"
-	d.ownerPage("GET "+p+"services", d.servicesSettings)
-	d.ownerAction("POST "+p+"services", d.createService)
-	d.ownerPage("GET "+p+"services/{service_id}", d.serviceSettings)
-	d.ownerAction("POST "+p+"services/{service_id}", d.saveService)
-
-	d.ownerPage("GET "+p+"professionals", d.professionalsSettings)
-	d.ownerAction("POST "+p+"professionals", d.createProfessional)
-	d.ownerPage("GET "+p+"professionals/{professional_id}", d.professionalSettings)
-	d.ownerAction("POST "+p+"professionals/{professional_id}", d.saveProfessional)
-	d.ownerAction("POST "+p+"professionals/{professional_id}/hours", d.saveWorkingHours)
-	d.ownerAction("POST "+p+"professionals/{professional_id}/time-off", d.addTimeOff)
-	d.ownerAction("POST "+p+"professionals/{professional_id}/time-off/remove", d.removeTimeOff)
-
-	d.ownerPage("GET "+p+"event-types", d.eventTypesSettings)
-	d.ownerAction("POST "+p+"event-types", d.createEventType)
-	d.ownerAction("POST "+p+"event-types/{event_type_id}", d.saveEventType)
-
-	d.ownerPage("GET "+p+"waitlists", d.waitlistsSettings)
-	d.ownerAction("POST "+p+"waitlists/{waitlist_id}", d.saveWaitlistSchedule)
-}
-
 // change runs fn and, when it changed something, its audit entry in one
 // transaction: a refused or failed change leaves neither. fn returns the
 // object's id (as the audit names it) and what changed, in words.

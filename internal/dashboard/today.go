@@ -21,15 +21,6 @@ import (
 	"github.com/frontdesk/frontdesk/internal/waitlist"
 )
 
-// todayRoutes registers this part's pages and actions.
-func (d *Dashboard) todayRoutes() {
-	d.page("GET "+Prefix+"today", d.todayPage)
-	d.page("GET "+Prefix+"book", d.bookPage)
-	d.action("POST "+Prefix+"book", d.book)
-	d.action("POST "+Prefix+"appointments/{appointment_id}/status", d.markStatus)
-	d.page("GET "+Prefix+"appointments/{appointment_id}/reschedule", d.reschedulePage)
-}
-
 // The grid has a row every gridStep minutes; hour labels every 30 minutes.
 const gridStep = 15
 
