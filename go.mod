@@ -7,6 +7,7 @@ require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
 	github.com/emersion/go-smtp v0.25.1
+	github.com/frontdesk/frontdesk/client v0.0.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
@@ -57,3 +58,10 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+// The public Go client (client/) is a module of its own so an integrator's
+// go get pulls the standard library only. The server imports it (the CSV
+// importer, the MCP remote mode, the CLI) and must build against the client
+// in this same checkout, never a published tag: the replace keeps the two in
+// step commit by commit. v0.0.0 is a placeholder the replace resolves.
+replace github.com/frontdesk/frontdesk/client => ./client

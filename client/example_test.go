@@ -4,15 +4,35 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
+	"net/http"
+	"net/http/httptest"
 	"time"
 
 	"github.com/frontdesk/frontdesk/client"
 )
 
+// Example runs against a fake of the API (an httptest server answering
+// the ingest envelope), so its output is checked by go test; in production
+// the base URL is the server's and the key a live key.
 func Example() {
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/api/v2/public/leadflow/ingest/0b7d6c52-5a52-4c1e-9a57-6f4a0f1f3a01/batch" ||
+			r.Header.Get("Authorization") != "Bearer pk_live_example" {
+			http.Error(w, "unexpected request "+r.Method+" "+r.URL.Path, http.StatusTeapot)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"status":"success","dry_run":false,"input_node_uuid":"0b7d6c52-5a52-4c1e-9a57-6f4a0f1f3a01",
+			"summary":{"total":2,"created":1,"updated":0,"skipped":1,"failed":0,"pipeline_added":1,"pipeline_already_active":1},
+			"results":[{"index":0,"external_id":"crm-1","status":"created","client_id":41,"pipeline":{"status":"added"}},
+			           {"index":1,"external_id":"crm-2","status":"skipped","client_id":7,"matched_by":"phone","pipeline":{"status":"already_active"}}]}`)
+	}))
+	defer fake.Close()
+
 	ctx := context.Background()
-	c := client.New("https://api.example.com", "pk_live_example")
+	c := client.New(fake.URL, "pk_live_example")
 
 	res, err := c.IngestBatch(ctx, "0b7d6c52-5a52-4c1e-9a57-6f4a0f1f3a01", client.IngestBatchRequest{
 		Clients: []client.IngestRow{
@@ -31,6 +51,9 @@ func Example() {
 		// Correlate on external_id, never on position.
 		fmt.Println(row.ExternalID, row.Status, row.Pipeline.Status)
 	}
+	// Output:
+	// crm-1 created added
+	// crm-2 skipped already_active
 }
 
 func ExampleClient_Book() {
