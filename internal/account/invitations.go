@@ -7,12 +7,12 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"net/mail"
 	"strings"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/valid"
 )
 
 // InvitationTTL is how long an invitation link works.
@@ -47,8 +47,7 @@ func HashInvitationToken(token string) string {
 func Invite(ctx context.Context, tx *db.Tx, acct Account, invitedBy int64, in NewInvitation, now time.Time) (Invitation, string, error) {
 	in.Email = strings.TrimSpace(in.Email)
 	in.Name = strings.TrimSpace(in.Name)
-	addr, err := mail.ParseAddress(in.Email)
-	if in.Email == "" || len(in.Email) > 255 || err != nil || addr.Address != in.Email {
+	if _, ok := valid.Email(in.Email); !ok {
 		return Invitation{}, "", errs.New(errs.ValidationError, "Enter the e-mail address of the person to invite.")
 	}
 	if len(in.Name) > 200 {
@@ -71,7 +70,7 @@ func Invite(ctx context.Context, tx *db.Tx, acct Account, invitedBy int64, in Ne
 	token := base64.RawURLEncoding.EncodeToString(b[:])
 	inv := Invitation{AccountID: acct.ID, AccountName: acct.Name, Email: in.Email, Name: in.Name, Role: in.Role, InvitedBy: invitedBy,
 		CreatedAt: now, Expires: now.Add(InvitationTTL)}
-	err = tx.QueryRow(ctx, `INSERT INTO invitations (account_id, email, name, role, token_hash, invited_by, created_at, expires_at)
+	err := tx.QueryRow(ctx, `INSERT INTO invitations (account_id, email, name, role, token_hash, invited_by, created_at, expires_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, acct.ID, inv.Email, inv.Name, inv.Role, HashInvitationToken(token), invitedBy,
 		db.Micros(now), db.Micros(inv.Expires)).Scan(&inv.ID)
 	if err != nil {

@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/frontdesk/frontdesk/internal/clock"
 	"strings"
 	"time"
+
+	"github.com/frontdesk/frontdesk/internal/clock"
+	"github.com/frontdesk/frontdesk/internal/valid"
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/contact"
@@ -198,7 +200,7 @@ func bookingClient(ctx context.Context, tx *db.Tx, acct account.Account, in Clie
 			"client.phone %s is new: send client.first_name or client.last_name to create the client.", num.E164())
 	}
 	email := strings.TrimSpace(in.Email)
-	if email != "" && !plausibleEmail(email) {
+	if _, ok := valid.Email(email); email != "" && !ok {
 		return contact.Client{}, false, errs.WithDetails(errs.ValidationError, map[string]any{"field": "client.email"},
 			"client.email %q is not an e-mail address.", email)
 	}
@@ -207,13 +209,6 @@ func bookingClient(ctx context.Context, tx *db.Tx, acct account.Account, in Clie
 		return contact.Client{}, false, err
 	}
 	return contact.Client{ID: ids[0], FirstName: first, LastName: last, Phone: num, Email: email, CreatedAt: now, UpdatedAt: now}, true, nil
-}
-
-// plausibleEmail is a shape check (one @, something on each side, a dot-free
-// or dotted domain without spaces); deliverability is not ours to judge.
-func plausibleEmail(s string) bool {
-	local, domain, ok := strings.Cut(s, "@")
-	return ok && local != "" && domain != "" && !strings.ContainsAny(s, " \t\r\n") && !strings.Contains(domain, "@")
 }
 
 // resolve finds the service, professional and event type the request names.

@@ -6,7 +6,16 @@ package contact
 
 import (
 	"strings"
+
+	"github.com/frontdesk/frontdesk/internal/valid"
 )
+
+// validEmail applies the one e-mail rule (valid.Email) to an already
+// trimmed address.
+func validEmail(s string) bool {
+	_, ok := valid.Email(s)
+	return ok
+}
 
 // NormEmail is the form e-mails are matched on: trimmed and lower-cased.
 func NormEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }

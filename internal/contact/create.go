@@ -120,7 +120,7 @@ func validateInput(acct account.Account, in *ClientInput) (New, error) {
 		}
 		n.Phone = p
 	}
-	if in.Email != "" && !plausibleEmail(in.Email) {
+	if in.Email != "" && !validEmail(in.Email) {
 		return New{}, errs.WithDetails(errs.ValidationError, map[string]any{"field": "email"}, MsgInvalidEmail)
 	}
 	if in.Notes != "" {

@@ -6,7 +6,6 @@ package contact
 import (
 	"context"
 	"encoding/json"
-	"net/mail"
 	"strings"
 	"time"
 
@@ -114,7 +113,7 @@ func UpdateClient(ctx context.Context, store *db.DB, acct account.Account, id in
 		return errs.New(errs.ValidationError, "First and last names may have at most 100 characters.")
 	case len(u.Email) > 255:
 		return errs.New(errs.ValidationError, "An e-mail may have at most 255 characters.")
-	case u.Email != "" && !plausibleEmail(u.Email):
+	case u.Email != "" && !validEmail(u.Email):
 		return errs.New(errs.ValidationError, "%q is not an e-mail address.", u.Email)
 	case len(u.Company) > 255:
 		return errs.New(errs.ValidationError, "A company may have at most 255 characters.")
@@ -153,11 +152,6 @@ func UpdateClient(ctx context.Context, store *db.DB, acct account.Account, id in
 		return errs.New(errs.NotFound, "Client %v not found.", id)
 	}
 	return nil
-}
-
-func plausibleEmail(s string) bool {
-	a, err := mail.ParseAddress(s)
-	return err == nil && a.Address == s && strings.Contains(s[strings.LastIndex(s, "@"):], ".")
 }
 
 // AddClientTag tags a client, creating the tag (grey) when the account has

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"encoding/json"
-	"net/mail"
 	"runtime"
 	"strings"
 	"sync"
@@ -104,7 +103,7 @@ func ParseRow(index int, raw map[string]any, defaults Defaults) Row {
 		r.errors = append(r.errors, rowErr(p.Field(), CodeInvalidFormat, p.Msg))
 	}
 	if r.Email != "" {
-		if a, err := mail.ParseAddress(r.Email); err != nil || a.Address != r.Email {
+		if _, ok := valid.Email(r.Email); !ok {
 			r.errors = append(r.errors, rowErr("email", CodeInvalidFormat, "email is not a valid e-mail address"))
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/mail"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/phone"
+	"github.com/frontdesk/frontdesk/internal/valid"
 )
 
 // Prefs are an entry's preferences. A nil field was not sent: a new entry
@@ -233,10 +233,10 @@ func sortedProfessionalIDs(m map[int64]professional) []int64 {
 	return sortedIDs(set)
 }
 
-// validEmail is a light syntax check: one address, nothing around it.
+// validEmail applies the one e-mail rule (valid.Email).
 func validEmail(s string) bool {
-	a, err := mail.ParseAddress(s)
-	return err == nil && a.Address == s
+	_, ok := valid.Email(s)
+	return ok
 }
 
 // newEntry is a row of waitlist_entries to insert.

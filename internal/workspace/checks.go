@@ -7,7 +7,6 @@ package workspace
 import (
 	"fmt"
 	"math"
-	"net/mail"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/secrets"
+	"github.com/frontdesk/frontdesk/internal/valid"
 )
 
 type checker struct {
@@ -161,7 +161,7 @@ func (c *checker) email(path string, v *string) {
 	if v == nil || *v == "" {
 		return
 	}
-	if a, err := mail.ParseAddress(*v); err != nil || a.Address != strings.TrimSpace(*v) {
+	if _, ok := valid.Email(*v); !ok {
 		c.addf(path, "%q is not an e-mail address", *v)
 	}
 }
