@@ -261,7 +261,11 @@ func TestDatabaseGoesAway(t *testing.T) {
 		prefix := fmt.Sprintf("619%02d%%", trial%99)
 		direct.QueryRow(ctx, `SELECT COUNT(*) FROM clients WHERE phone_national LIKE ?`, prefix).Scan(&clients)
 		direct.QueryRow(ctx, `SELECT COUNT(*) FROM cards k JOIN clients c ON c.id = k.client_id WHERE c.phone_national LIKE ?`, prefix).Scan(&cards)
-		if (res.Status == 200) != (clients == 500) || clients != cards || (clients != 0 && clients != 500) {
+		// A 500 may still have committed: when the connection drops after
+		// COMMIT was sent and before its acknowledgement came back, no
+		// server can know (the client's re-send below converges). A 200
+		// that did not commit, or half a batch, is a failure.
+		if (res.Status == 200 && clients != 500) || clients != cards || (clients != 0 && clients != 500) {
 			t.Errorf("trial %d: the batch answered %d and left %d clients, %d cards", trial, res.Status, clients, cards)
 		}
 		outcomes[res.Status == 200]++
