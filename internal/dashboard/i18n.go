@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/nicksnyder/go-i18n/v2/i18n"
 	xlanguage "golang.org/x/text/language"
 )
@@ -181,4 +182,29 @@ func (s *session) TC(context, text string, args ...any) string {
 		lang = s.Lang
 	}
 	return translateIn(lang, context, text, args...)
+}
+
+// Err says an area's refusal in l: its key (the English format string)
+// from the catalogue, formatted with its arguments, which are said in l
+// too when they are texts of their own (errs.Text).
+func (l lang) Err(e *errs.Error) string {
+	return e.Localize(func(key string) string { return translate(string(l), key) })
+}
+
+// Err says an area's refusal in the user's language (see lang.Err).
+func (s *session) Err(e *errs.Error) string {
+	l := lang("es")
+	if s != nil {
+		l = lang(s.Lang)
+	}
+	return l.Err(e)
+}
+
+// Say says an area's text (errs.Text) in the user's language.
+func (s *session) Say(t errs.Text) string {
+	l := lang("es")
+	if s != nil {
+		l = lang(s.Lang)
+	}
+	return t.Localize(func(key string) string { return translate(string(l), key) })
 }
