@@ -21,7 +21,7 @@
 // settings.go and settings_index.go hold what they share), pages.go and
 // pipelines.go (calendar list, waiting lists, boards), render.go and
 // templates/ (partial_*.html for what pages share), i18n.go and
-// locales/<lang>.toml (the texts in each language).
+// the catalogue of package locale (the texts in each language).
 package dashboard
 
 import (
