@@ -198,7 +198,8 @@ type col struct {
 	val  any
 }
 
-func c(name string, val any) col { return col{name, val} }
+// column pairs a column name with the value to write there.
+func column(name string, val any) col { return col{name, val} }
 
 // fields sorts an object's columns by whether the file gave their key: a
 // given one is compared and updated; one left out is written only when the
@@ -210,9 +211,9 @@ type fields struct {
 
 func (f *fields) add(given bool, name string, val any) {
 	if given {
-		f.set = append(f.set, c(name, val))
+		f.set = append(f.set, column(name, val))
 	} else {
-		f.insert = append(f.insert, c(name, val))
+		f.insert = append(f.insert, column(name, val))
 	}
 }
 
@@ -275,8 +276,8 @@ func (ap *applier) account(ctx context.Context) error {
 			fs.add(true, "rate_burst", v)
 		}
 	}
-	id, err := ap.upsertFields(ctx, "accounts", "", []col{c("slug", a.Slug)}, fs,
-		c("created_at", db.Micros(ap.now)), c("updated_at", db.Micros(ap.now)))
+	id, err := ap.upsertFields(ctx, "accounts", "", []col{column("slug", a.Slug)}, fs,
+		column("created_at", db.Micros(ap.now)), column("updated_at", db.Micros(ap.now)))
 	if err != nil {
 		return err
 	}
@@ -359,7 +360,7 @@ func (ap *applier) apiKeys(ctx context.Context) error {
 }
 
 func (ap *applier) owned(key string) []col {
-	return []col{c("account_id", ap.acct.ID), c("file_key", key)}
+	return []col{column("account_id", ap.acct.ID), column("file_key", key)}
 }
 
 func (ap *applier) users(ctx context.Context) error {
@@ -370,7 +371,7 @@ func (ap *applier) users(ctx context.Context) error {
 		fs.add(u.keys.has("active"), "active", boolOr(u.Active, true))
 		fs.add(u.keys.has("role"), "role", strOr(u.Role, "owner"))
 		fs.add(u.keys.has("language"), "language", u.Language)
-		id, err := ap.upsertFields(ctx, "users", "", ap.owned(u.Key), fs, c("created_at", db.Micros(ap.now)))
+		id, err := ap.upsertFields(ctx, "users", "", ap.owned(u.Key), fs, column("created_at", db.Micros(ap.now)))
 		if err != nil {
 			return err
 		}
@@ -408,7 +409,7 @@ func (ap *applier) agents(ctx context.Context) error {
 	for _, a := range ap.f.AIAgents {
 		var fs fields
 		fs.add(a.keys.has("name"), "name", a.Name)
-		id, err := ap.upsertFields(ctx, "ai_agents", "", ap.owned(a.Key), fs, c("created_at", db.Micros(ap.now)))
+		id, err := ap.upsertFields(ctx, "ai_agents", "", ap.owned(a.Key), fs, column("created_at", db.Micros(ap.now)))
 		if err != nil {
 			return err
 		}
@@ -542,7 +543,7 @@ func (ap *applier) waitlists(ctx context.Context) error {
 		fs.add(has("seat_ttl"), "seat_ttl_seconds", durationSeconds(w.SeatTTL, 2*time.Hour))
 		fs.add(has("max_offers"), "max_offers", maxOffers)
 		id, err := ap.upsertFields(ctx, "waitlists", "", ap.owned(w.Key), fs,
-			c("created_at", db.Micros(ap.now)), c("next_run_at", next))
+			column("created_at", db.Micros(ap.now)), column("next_run_at", next))
 		if err != nil {
 			return err
 		}
@@ -686,7 +687,7 @@ func (ap *applier) pipelines(ctx context.Context) error {
 		fs.add(p.keys.has("description"), "description", desc)
 		fs.add(p.keys.has("status"), "status", status)
 		pid, err := ap.upsertFields(ctx, "pipelines", "", ap.owned(p.Key), fs,
-			c("created_at", db.Micros(ap.now)), c("updated_at", db.Micros(ap.now)))
+			column("created_at", db.Micros(ap.now)), column("updated_at", db.Micros(ap.now)))
 		if err != nil {
 			return err
 		}
@@ -743,8 +744,8 @@ func (ap *applier) pipelines(ctx context.Context) error {
 			fs.add(has("color"), "color", s.Color)
 			fs.add(has("entry_point"), "is_entry_point", s.EntryPoint)
 			fs.add(has("automations"), "automations", autoText)
-			id, err := ap.upsertFields(ctx, "stages", "", []col{c("pipeline_id", pid), c("file_key", s.Key)}, fs,
-				c("account_id", ap.acct.ID))
+			id, err := ap.upsertFields(ctx, "stages", "", []col{column("pipeline_id", pid), column("file_key", s.Key)}, fs,
+				column("account_id", ap.acct.ID))
 			if err != nil {
 				return err
 			}
@@ -850,8 +851,8 @@ func (ap *applier) inputNode(ctx context.Context, pipelineKey string, pid int64,
 	fs.add(has("default_lead_value"), "default_lead_value", n.DefaultLeadValue)
 	fs.add(hasStrategy, "assignment_strategy", strategy)
 	fs.add(hasPool, "assignment_pool", jsonText(pool))
-	if _, err := ap.upsertFields(ctx, "input_nodes", "", []col{c("pipeline_id", pid), c("file_key", n.Key)}, fs,
-		c("account_id", ap.acct.ID), c("created_at", db.Micros(ap.now))); db.IsUniqueViolation(err) {
+	if _, err := ap.upsertFields(ctx, "input_nodes", "", []col{column("pipeline_id", pid), column("file_key", n.Key)}, fs,
+		column("account_id", ap.acct.ID), column("created_at", db.Micros(ap.now))); db.IsUniqueViolation(err) {
 		// Node uuids are unique across accounts: the caller's to fix, not
 		// an internal error.
 		return errs.WithDetails(errs.ValidationError, map[string]any{"field": "uuid", "uuid": uuid},
@@ -930,7 +931,7 @@ func (ap *applier) clients(ctx context.Context) error {
 		fs.add(has("timezone"), "timezone", tz)
 		fs.add(has("data"), "data", jsonText(data))
 		id, err := ap.upsertFields(ctx, "clients", " WHERE file_key IS NOT NULL", ap.owned(cl.Key), fs,
-			c("created_at", db.Micros(ap.now)), c("updated_at", db.Micros(ap.now)))
+			column("created_at", db.Micros(ap.now)), column("updated_at", db.Micros(ap.now)))
 		if err != nil {
 			if db.IsUniqueViolation(err) {
 				return &Error{Problems: []string{fmt.Sprintf("clients: %q: its phone belongs to another client", cl.Key)}}
