@@ -54,7 +54,7 @@ func formIDs(s *session, r *http.Request, name string) ([]int64, error) {
 	for _, v := range r.PostForm[name] {
 		id, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil || id <= 0 {
-			return nil, errs.New(errs.ValidationError, "%s", s.T("The form sent an id that is not a number. Reload the page and try again."))
+			return nil, errs.New(errs.ValidationError, "%s", s.Translate("The form sent an id that is not a number. Reload the page and try again."))
 		}
 		out = append(out, id)
 	}

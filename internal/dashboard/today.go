@@ -41,7 +41,7 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 	if v := q.Get("date"); v != "" {
 		t, ok := calendar.ParseDate(v, loc)
 		if !ok {
-			return errs.New(errs.ValidationError, "%s", s.T("The date must be a day from %s to %s (YYYY-MM-DD).", calendar.FirstDate, calendar.LastDate))
+			return errs.New(errs.ValidationError, "%s", s.Translate("The date must be a day from %s to %s (YYYY-MM-DD).", calendar.FirstDate, calendar.LastDate))
 		}
 		day = t
 	}
