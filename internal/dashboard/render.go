@@ -51,13 +51,19 @@ type view struct {
 	Flash   *Flash
 	Now     time.Time
 	Loc     *time.Location
-	Data    any
+	Data    pageData
 	// Unread is how many open conversations have a client message the team
 	// has not read (the Inbox entry of the navigation shows it).
 	Unread int
 }
 
-func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, s *session, status int, page, title, nav string, data any) {
+// pageData is what a page's template reads as .Data: a struct type of its
+// own per page (its "view", declared beside the page's handler), never a
+// map, which a template could read a misspelt key of without failing.
+// isPage marks the views; views_test.go checks no render passes nil.
+type pageData interface{ isPage() }
+
+func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, s *session, status int, page, title, nav string, data pageData) {
 	v := view{Lang: requestLanguage(r), Title: title, Nav: nav, Session: s, Flash: takeFlash(w, r), Now: d.clock.Now(), Loc: time.UTC, Data: data}
 	if s != nil {
 		v.CSRF = s.CSRF

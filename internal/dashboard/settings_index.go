@@ -39,8 +39,13 @@ func localized(s *session, err error) error {
 	return err
 }
 
+// settingsIndexView is the settings index: links only.
+type settingsIndexView struct{}
+
+func (settingsIndexView) isPage() {}
+
 // settingsIndex handles "GET /app/settings".
 func (d *Dashboard) settingsIndex(w http.ResponseWriter, r *http.Request, s *session) error {
-	d.render(w, r, s, http.StatusOK, "settings_index", "Settings", "settings", nil)
+	d.render(w, r, s, http.StatusOK, "settings_index", "Settings", "settings", settingsIndexView{})
 	return nil
 }
