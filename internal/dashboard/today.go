@@ -199,11 +199,7 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 			return err
 		}
 		for _, sl := range slots.Slots {
-			start, err1 := time.Parse(time.RFC3339, sl.StartAtUTC)
-			end, err2 := time.Parse(time.RFC3339, sl.EndAtUTC)
-			if err1 != nil || err2 != nil {
-				continue
-			}
+			start, end := sl.StartAtUTC, sl.EndAtUTC
 			if c := column(start, sl.Professional.ID, sl.Professional.Name); c != nil {
 				v := url.Values{"professional_id": {strconv.FormatInt(sl.Professional.ID, 10)}, "service_id": {strconv.FormatInt(svc.ID, 10)},
 					"start": {start.UTC().Format(time.RFC3339)}}

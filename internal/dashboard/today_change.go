@@ -109,11 +109,7 @@ func (d *Dashboard) reschedulePage(w http.ResponseWriter, r *http.Request, s *se
 	}
 	var days []slotDay
 	for _, sl := range slots.Slots {
-		start, err1 := time.Parse(time.RFC3339, sl.StartAtUTC)
-		end, err2 := time.Parse(time.RFC3339, sl.EndAtUTC)
-		if err1 != nil || err2 != nil {
-			continue
-		}
+		start, end := sl.StartAtUTC, sl.EndAtUTC
 		dd := dayOf(start, loc)
 		if n := len(days); n == 0 || !days[n-1].Day.Equal(dd) {
 			days = append(days, slotDay{Day: dd})
