@@ -108,7 +108,7 @@ func TestChatImportCommand(t *testing.T) {
 				t.Fatal(err)
 			}
 			if c.MessageCount != 3 || c.Client == nil || c.Client.Name != "María García" || c.Disposition == nil || c.Disposition.Name != "Booked" ||
-				c.UpdatedAt != "2025-01-01T10:05:00Z" || len(c.Participants.AIAgents) != 1 || len(c.Participants.Users) != 1 || c.Messages[1].SenderType != "ai" {
+				!c.UpdatedAt.Equal(time.Date(2025, 1, 1, 10, 5, 0, 0, time.UTC)) || len(c.Participants.AIAgents) != 1 || len(c.Participants.Users) != 1 || c.Messages[1].SenderType != "ai" {
 				t.Errorf("h1 = %+v", c)
 			}
 
@@ -136,7 +136,7 @@ func TestChatImportCommand(t *testing.T) {
 				t.Errorf("grown import = %+v", sum)
 			}
 			c, _ = chat.Get(ctx, store, acct, h1ID, chat.DefaultView)
-			if c.MessageCount != 4 || c.UpdatedAt != "2025-01-01T10:06:00Z" || *c.LastMessageAt != "2025-01-01T10:06:00Z" {
+			if c.MessageCount != 4 || !c.UpdatedAt.Equal(time.Date(2025, 1, 1, 10, 6, 0, 0, time.UTC)) || !c.LastMessageAt.Equal(c.UpdatedAt) {
 				t.Errorf("h1 after growth: count %d, updated %s", c.MessageCount, c.UpdatedAt)
 			}
 

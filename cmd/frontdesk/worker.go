@@ -140,7 +140,7 @@ func cmdOutbox(ctx context.Context, args []string, env *Env) error {
 		if m.PossibleDuplicate {
 			status += " (possible duplicate)"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", m.ID, m.Kind, m.Recipient, status, m.ScheduledAt, string(body))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", m.ID, m.Kind, m.Recipient, status, clock.Format(m.ScheduledAt), string(body))
 	}
 	return tw.Flush()
 }

@@ -46,13 +46,14 @@ type SlotList struct {
 
 // OpenSlot is one bookable start: StartAt/EndAt are wall clock in the
 // query's zone without offset (the form booking takes with that timezone),
-// the _utc pair the same instants in UTC.
+// the _utc pair the same instants, in UTC to the second (so they encode as
+// "2006-01-02T15:04:05Z").
 type OpenSlot struct {
-	StartAt      string `json:"start_at"`
-	EndAt        string `json:"end_at"`
-	StartAtUTC   string `json:"start_at_utc"`
-	EndAtUTC     string `json:"end_at_utc"`
-	Professional Ref    `json:"professional"`
+	StartAt      string    `json:"start_at"`
+	EndAt        string    `json:"end_at"`
+	StartAtUTC   time.Time `json:"start_at_utc"`
+	EndAtUTC     time.Time `json:"end_at_utc"`
+	Professional Ref       `json:"professional"`
 }
 
 // wallLayout is a wall-clock reading without offset, as booking takes it.
@@ -98,7 +99,11 @@ func ListFreeSlots(ctx context.Context, q db.Querier, acct account.Account, sq S
 	for _, p := range pros {
 		eachDayPiece(free[p.ID], w.bounds, func(_ int, f interval) {
 			for t := f.start; t+dur <= f.end; t += dur {
-				seats = append(seats, seat{t, p})
+				// A slot past 9999 in UTC cannot be answered nor booked
+				// (docs/api-notes.md "Dates and durations").
+				if instantsFit(db.Time(t), db.Time(t+dur)) {
+					seats = append(seats, seat{t, p})
+				}
 			}
 		})
 	}
@@ -116,7 +121,7 @@ func ListFreeSlots(ctx context.Context, q db.Querier, acct account.Account, sq S
 	for i, s := range seats {
 		start, end := db.Time(s.start), db.Time(s.start+dur)
 		out.Slots[i] = OpenSlot{StartAt: start.In(w.loc).Format(wallLayout), EndAt: end.In(w.loc).Format(wallLayout),
-			StartAtUTC: start.UTC().Format(wallLayout + "Z"), EndAtUTC: end.UTC().Format(wallLayout + "Z"),
+			StartAtUTC: start.UTC().Truncate(time.Second), EndAtUTC: end.UTC().Truncate(time.Second),
 			Professional: Ref{ID: s.pro.ID, Name: s.pro.Name}}
 	}
 	return out, nil

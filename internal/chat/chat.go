@@ -16,6 +16,8 @@
 package chat
 
 import (
+	"time"
+
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/valid"
 )
@@ -59,9 +61,9 @@ type Conversation struct {
 	Summary             string           `json:"summary"`
 	MessageCount        int              `json:"message_count"`
 	HasMoreMessages     bool             `json:"has_more_messages"`
-	CreatedAt           string           `json:"created_at"`
-	UpdatedAt           string           `json:"updated_at"`
-	LastMessageAt       *string          `json:"last_message_at"`
+	CreatedAt           time.Time        `json:"created_at"` // instants UTC to the microsecond (db.Time): JSON writes them as clock.Format does
+	UpdatedAt           time.Time        `json:"updated_at"`
+	LastMessageAt       *time.Time       `json:"last_message_at"`
 	// Messages is nil (and the key omitted) for a metadata-only browse, and
 	// an empty list for a conversation without messages.
 	Messages      []Message    `json:"messages,omitzero"`
@@ -93,16 +95,16 @@ type User struct {
 // Message is one message of a transcript. It deliberately has no field for
 // the internal columns: they cannot leak through encoding.
 type Message struct {
-	ID          int64  `json:"id"`
-	SenderType  string `json:"sender_type"`
-	Sender      Sender `json:"sender"`
-	MessageType string `json:"message_type"`
-	Content     string `json:"content"`
-	Timestamp   string `json:"timestamp"`
-	Media       *Media `json:"media"`
-	ReplyToID   *int64 `json:"reply_to_id"`
-	conv        int64  // conversation id, for grouping a page's messages
-	sentAt      int64  // stored timestamp, for ordering
+	ID          int64     `json:"id"`
+	SenderType  string    `json:"sender_type"`
+	Sender      Sender    `json:"sender"`
+	MessageType string    `json:"message_type"`
+	Content     string    `json:"content"`
+	Timestamp   time.Time `json:"timestamp"` // UTC to the microsecond (db.Time)
+	Media       *Media    `json:"media"`
+	ReplyToID   *int64    `json:"reply_to_id"`
+	conv        int64     // conversation id, for grouping a page's messages
+	sentAt      int64     // stored timestamp, for ordering
 }
 
 // Sender is the specific sender of a message (docs/contract.md, Messages

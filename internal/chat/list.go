@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/frontdesk/frontdesk/internal/clock"
-
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
@@ -307,11 +305,11 @@ func scanConversations(ctx context.Context, q db.Querier, query string, args ...
 		if sentiment.Valid {
 			cv.Sentiment = &sentiment.String
 		}
-		cv.CreatedAt, cv.UpdatedAt = clock.Format(db.Time(created)), clock.Format(db.Time(updated))
+		cv.CreatedAt, cv.UpdatedAt = db.Time(created), db.Time(updated)
 		cv.updatedUS = updated
 		if lastMsg.Valid {
-			s := clock.Format(db.Time(lastMsg.Int64))
-			cv.LastMessageAt = &s
+			t := db.Time(lastMsg.Int64)
+			cv.LastMessageAt = &t
 		}
 		if dID.Valid {
 			cv.Disposition = &Disposition{ID: dID.Int64, Name: dName.String, Color: dColor.String}

@@ -121,7 +121,7 @@ func scanMessages(ctx context.Context, q db.Querier, byID map[int64]*Conversatio
 			m.Sender = Sender{Type: "business_app"}
 		}
 		m.sentAt = sent
-		m.Timestamp = clock.Format(db.Time(sent))
+		m.Timestamp = db.Time(sent)
 		if media.Valid {
 			m.Media = decodeMedia(media.String)
 		}

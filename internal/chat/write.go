@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/jobs"
@@ -197,5 +198,5 @@ func dispositionID(ctx context.Context, q db.Querier, acct account.Account, key 
 // emitUpdated tells the account's webhooks a conversation changed.
 func emitUpdated(ctx context.Context, tx *db.Tx, acct account.Account, c Conversation, now time.Time) error {
 	return jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventChatConversationUpdate, SourceID: c.SessionID, Data: map[string]any{
-		"session_id": c.SessionID, "status": c.Status, "message_count": c.MessageCount, "updated_at": c.UpdatedAt}})
+		"session_id": c.SessionID, "status": c.Status, "message_count": c.MessageCount, "updated_at": clock.Format(c.UpdatedAt)}})
 }

@@ -118,6 +118,8 @@ type loginView struct {
 	LoginCSRF                     string
 }
 
+func (loginView) isPage() {}
+
 // loginPage handles "GET /app/login". The form carries a token that must
 // match a cookie set with it (double submit), so a third-party page cannot
 // sign a browser into an account of the attacker's choosing.

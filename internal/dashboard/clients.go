@@ -20,6 +20,15 @@ import (
 	"github.com/frontdesk/frontdesk/internal/waitlist"
 )
 
+// clientsView is the clients page: the search and the clients found.
+type clientsView struct {
+	Q       string
+	Clients []contact.Client
+	Total   int
+}
+
+func (clientsView) isPage() {}
+
 // clientsPage handles "GET /app/clients?q=".
 func (d *Dashboard) clientsPage(w http.ResponseWriter, r *http.Request, s *session) error {
 	q, err := searchTerm(r.URL.Query().Get("q"))
@@ -30,7 +39,7 @@ func (d *Dashboard) clientsPage(w http.ResponseWriter, r *http.Request, s *sessi
 	if err != nil {
 		return err
 	}
-	d.render(w, r, s, http.StatusOK, "clients", "Clients", "clients", map[string]any{"Q": q, "Clients": list, "Total": total})
+	d.render(w, r, s, http.StatusOK, "clients", "Clients", "clients", clientsView{Q: q, Clients: list, Total: total})
 	return nil
 }
 
@@ -40,9 +49,20 @@ type newClientForm struct {
 	FirstName, LastName, Phone, Email, Company, Notes, Tags string
 }
 
+// newClientView is the "New client" form: what was typed and, after a
+// refusal, why, with the client who already holds the phone or e-mail.
+type newClientView struct {
+	Form         newClientForm
+	Error        string
+	Existing     *contact.Duplicate
+	ExistingName string
+}
+
+func (newClientView) isPage() {}
+
 // newClientPage handles "GET /app/clients/new".
 func (d *Dashboard) newClientPage(w http.ResponseWriter, r *http.Request, s *session) error {
-	d.render(w, r, s, http.StatusOK, "client_new", "New client", "clients", map[string]any{"Form": newClientForm{}})
+	d.render(w, r, s, http.StatusOK, "client_new", "New client", "clients", newClientView{})
 	return nil
 }
 
@@ -60,19 +80,19 @@ func (d *Dashboard) createClient(w http.ResponseWriter, r *http.Request, s *sess
 	c, err := contact.CreateClient(r.Context(), d.db, s.Account, in, d.clock.Now())
 	var e *errs.Error
 	if errors.As(err, &e) && e.Code != errs.NotFound {
-		data := map[string]any{"Form": form, "Error": s.Err(e)}
+		data := newClientView{Form: form, Error: s.Err(e)}
 		if dup, ok := e.Details.(contact.Duplicate); ok {
-			data["Existing"] = dup
+			data.Existing = &dup
 			name := dup.ClientName
 			if name == "" {
 				name = s.Translate("Client %d", dup.ClientID)
 			}
 			if dup.Field == "email" {
-				data["Error"] = s.Translate("The e-mail %s already belongs to %s.", strings.TrimSpace(form.Email), name)
+				data.Error = s.Translate("The e-mail %s already belongs to %s.", strings.TrimSpace(form.Email), name)
 			} else {
-				data["Error"] = s.Translate("The phone %s already belongs to %s.", strings.TrimSpace(form.Phone), name)
+				data.Error = s.Translate("The phone %s already belongs to %s.", strings.TrimSpace(form.Phone), name)
 			}
-			data["ExistingName"] = name
+			data.ExistingName = name
 		}
 		d.render(w, r, s, http.StatusUnprocessableEntity, "client_new", "New client", "clients", data)
 		return nil
@@ -83,6 +103,28 @@ func (d *Dashboard) createClient(w http.ResponseWriter, r *http.Request, s *sess
 	d.redirect(w, r, fmt.Sprintf("%sclients/%d", Prefix, c.ID), "ok", s.Translate("Client %s created.", c.Name()))
 	return nil
 }
+
+// clientView is a client's page: the editable record, and what every area
+// holds about the client.
+type clientView struct {
+	Client          contact.Client
+	Tags            []contact.Tag
+	DataJSON        string
+	Lead            string
+	Phone           *string
+	Upcoming, Past  []calendar.AppointmentView
+	Entries         []waitlist.ClientEntry
+	Cards           []pipeline.ClientCard
+	Conversations   []chat.Conversation
+	Consent         []channels.ChannelConsent
+	Lists           []waitlist.ListChoice
+	Services        []waitlist.Service
+	TimePreferences []string
+	NotesMax        int
+	Label           func(string) string
+}
+
+func (clientView) isPage() {}
 
 // clientPage handles "GET /app/clients/{client_id}": the editable details
 // and tags, then everything the account holds about the client, each list
@@ -132,11 +174,11 @@ func (d *Dashboard) clientPage(w http.ResponseWriter, r *http.Request, s *sessio
 	if c.LeadValue != nil {
 		lead = strconv.FormatFloat(*c.LeadValue, 'f', -1, 64)
 	}
-	d.render(w, r, s, http.StatusOK, "client", c.Name(), "clients", map[string]any{
-		"Client": c, "Tags": tags, "DataJSON": string(data), "Lead": lead, "Phone": c.PhoneE164(),
-		"Upcoming": upcoming, "Past": past, "Entries": entries, "Cards": cards, "Conversations": convs, "Consent": consent,
-		"Lists": lists, "Services": services, "TimePreferences": waitlist.TimePreferences, "NotesMax": waitlist.MaxNotesLen,
-		"Label": valueLabel(s),
+	d.render(w, r, s, http.StatusOK, "client", c.Name(), "clients", clientView{
+		Client: c, Tags: tags, DataJSON: string(data), Lead: lead, Phone: c.PhoneE164(),
+		Upcoming: upcoming, Past: past, Entries: entries, Cards: cards, Conversations: convs, Consent: consent,
+		Lists: lists, Services: services, TimePreferences: waitlist.TimePreferences, NotesMax: waitlist.MaxNotesLen,
+		Label: valueLabel(s),
 	})
 	return nil
 }

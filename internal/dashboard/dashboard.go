@@ -251,8 +251,16 @@ func (d *Dashboard) notFoundPage(w http.ResponseWriter, r *http.Request) {
 	d.renderError(w, r, s, http.StatusNotFound, langOf(r, s).Translate("There is no such page."))
 }
 
+// errorView is the error page: the status and what went wrong.
+type errorView struct {
+	Status  int
+	Message string
+}
+
+func (errorView) isPage() {}
+
 func (d *Dashboard) renderError(w http.ResponseWriter, r *http.Request, s *session, status int, msg string) {
-	d.render(w, r, s, status, "error", "Error", "", map[string]any{"Status": status, "Message": msg})
+	d.render(w, r, s, status, "error", "Error", "", errorView{Status: status, Message: msg})
 }
 
 // redirect answers an action with 303 to path, leaving a one-time message

@@ -8,6 +8,7 @@ package dashboard
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,6 +44,24 @@ func statusLabels(s *session) map[string]string {
 type inboxTab struct {
 	Show, Label, Href string
 }
+
+// inboxView is the inbox: one view's conversations with the filters.
+type inboxView struct {
+	List         []chat.InboxItem
+	Total        int
+	Unread       int
+	Q            url.Values
+	Show         string
+	Tabs         []inboxTab
+	Dispositions []chat.DispositionRef
+	SortBy       string
+	Sorts        []string
+	Statuses     []string
+	StatusLabels map[string]string
+	Next         string
+}
+
+func (inboxView) isPage() {}
 
 // inboxPage handles "GET /app/conversations": the conversations of one view
 // (all, unread, mine, unassigned) with the API's filters, newest activity
@@ -111,12 +130,30 @@ func (d *Dashboard) inboxPage(w http.ResponseWriter, r *http.Request, s *session
 		}
 		tabs = append(tabs, inboxTab{Show: t.show, Label: t.label, Href: href})
 	}
-	d.render(w, r, s, http.StatusOK, "conversations", "Inbox", "conversations", map[string]any{
-		"List": list, "Total": total, "Unread": unread, "Q": q, "Show": f.Show, "Tabs": tabs, "Dispositions": disp,
-		"SortBy": sortBy, "Sorts": chat.SortValues(), "Statuses": chat.Statuses, "StatusLabels": statusLabels(s), "Next": next,
+	d.render(w, r, s, http.StatusOK, "conversations", "Inbox", "conversations", inboxView{
+		List: list, Total: total, Unread: unread, Q: q, Show: f.Show, Tabs: tabs, Dispositions: disp,
+		SortBy: sortBy, Sorts: chat.SortValues(), Statuses: chat.Statuses, StatusLabels: statusLabels(s), Next: next,
 	})
 	return nil
 }
+
+// conversationView is a conversation's page: the transcript, who handles
+// it, its status and the reply box.
+type conversationView struct {
+	ID           int64
+	Conv         chat.InboxItem
+	Who          string
+	Page         chat.MessagePage
+	Deliveries   map[int64]string
+	Team         []pipeline.UserRef
+	Statuses     []string
+	StatusLabels map[string]string
+	Nonce        string
+	MaxReply     int
+	Back         string
+}
+
+func (conversationView) isPage() {}
 
 // conversationPage handles "GET /app/conversations/{session_id}": the
 // transcript, who handles it, its status and the reply box. Opening it
@@ -151,9 +188,9 @@ func (d *Dashboard) conversationPage(w http.ResponseWriter, r *http.Request, s *
 	if conv.Client != nil && conv.Client.Name != "" {
 		title = conv.Client.Name
 	}
-	d.render(w, r, s, http.StatusOK, "conversation", s.Translate("Conversation with %s", title), "conversations", map[string]any{
-		"ID": id, "Conv": conv, "Who": title, "Page": msgs, "Deliveries": deliveries, "Team": team, "Statuses": chat.InboxStatuses, "StatusLabels": statusLabels(s),
-		"Nonce": randomToken(), "MaxReply": chat.MaxReplyLength, "Back": fmt.Sprintf("%sconversations/%d", Prefix, id),
+	d.render(w, r, s, http.StatusOK, "conversation", s.Translate("Conversation with %s", title), "conversations", conversationView{
+		ID: id, Conv: conv, Who: title, Page: msgs, Deliveries: deliveries, Team: team, Statuses: chat.InboxStatuses, StatusLabels: statusLabels(s),
+		Nonce: randomToken(), MaxReply: chat.MaxReplyLength, Back: fmt.Sprintf("%sconversations/%d", Prefix, id),
 	})
 	return nil
 }

@@ -19,6 +19,8 @@ type keysView struct {
 	Error           string
 }
 
+func (keysView) isPage() {}
+
 // keysPage handles "GET /app/keys".
 func (d *Dashboard) keysPage(w http.ResponseWriter, r *http.Request, s *session) error {
 	return d.renderKeys(w, r, s, http.StatusOK, keysView{})

@@ -22,6 +22,19 @@ var activityKinds = func() []string {
 	return k
 }()
 
+// activityView is the activity page: the outbox's messages and the
+// filters.
+type activityView struct {
+	List     []jobs.Message
+	Filter   jobs.OutboxFilter
+	Filtered bool
+	Kinds    []string
+	Statuses []string
+	Channels []string
+}
+
+func (activityView) isPage() {}
+
 // activityPage handles "GET /app/activity?kind=&status=&channel=": the
 // outbox, newest first, with each message's delivery (status, channel,
 // provider id, error, attempts, segments, delivered time).
@@ -57,9 +70,9 @@ func (d *Dashboard) activityPage(w http.ResponseWriter, r *http.Request, s *sess
 	if f.ChannelKey != "" && !contains(keys, f.ChannelKey) {
 		keys = append(keys, f.ChannelKey) // keep the choice shown
 	}
-	d.render(w, r, s, http.StatusOK, "activity", "Activity", "activity", map[string]any{
-		"List": list, "Filter": f, "Filtered": f != jobs.OutboxFilter{},
-		"Kinds": activityKinds, "Statuses": jobs.OutboxStatuses, "Channels": keys,
+	d.render(w, r, s, http.StatusOK, "activity", "Activity", "activity", activityView{
+		List: list, Filter: f, Filtered: f != jobs.OutboxFilter{},
+		Kinds: activityKinds, Statuses: jobs.OutboxStatuses, Channels: keys,
 	})
 	return nil
 }

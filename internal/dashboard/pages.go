@@ -26,6 +26,18 @@ type listView struct {
 	Count  int
 }
 
+// waitlistsView is the waiting lists page: each list with its entries,
+// the seat offers by entry, and the account's totals.
+type waitlistsView struct {
+	Lists    []listView
+	Offers   map[int64]*waitlist.OfferedSlot
+	Totals   waitlist.Totals
+	Status   string
+	Tomorrow string // YYYY-MM-DD in the account's zone, for the snooze field
+}
+
+func (waitlistsView) isPage() {}
+
 // waitlistsPage handles "GET /app/waitlists?status=": every list with its
 // settings and its entries per service in position order; a queued entry
 // shows the slot its seat offer names and until when the offer holds it.
@@ -64,8 +76,8 @@ func (d *Dashboard) waitlistsPage(w http.ResponseWriter, r *http.Request, s *ses
 	for i := range offered {
 		offers[offered[i].EntryID] = &offered[i]
 	}
-	d.render(w, r, s, http.StatusOK, "waitlists", "Waiting lists", "waitlists", map[string]any{
-		"Lists": lists, "Offers": offers, "Totals": sum.Totals, "Status": status, "Tomorrow": now.In(s.Account.Location()).AddDate(0, 0, 1).Format("2006-01-02")})
+	d.render(w, r, s, http.StatusOK, "waitlists", "Waiting lists", "waitlists", waitlistsView{
+		Lists: lists, Offers: offers, Totals: sum.Totals, Status: status, Tomorrow: now.In(s.Account.Location()).AddDate(0, 0, 1).Format("2006-01-02")})
 	return nil
 }
 
@@ -148,6 +160,23 @@ type heldBlock struct {
 	waitlist.OfferedSlot
 	Until string // when the hold ends, in the account's zone
 }
+
+// calendarView is the calendar page: a day or a week of appointments and
+// held slots, with its filters and links to the next and previous ones.
+type calendarView struct {
+	Days          []calendarDay
+	View          string
+	Date          string
+	Pros          []calendar.ProfessionalRef
+	ProID         int64
+	Confirmation  string
+	Confirmations []string
+	Prev, Next    string
+	Count, Held   int
+	Zone          string
+}
+
+func (calendarView) isPage() {}
 
 // calendarPage handles "GET /app/calendar?date=&view=day|week&professional=&confirmation=":
 // the appointments of a day or week, each with its confirmation status,
@@ -232,11 +261,11 @@ func (d *Dashboard) calendarPage(w http.ResponseWriter, r *http.Request, s *sess
 	if view == "week" {
 		step = 7
 	}
-	d.render(w, r, s, http.StatusOK, "calendar", "Calendar", "calendar", map[string]any{
-		"Days": cal, "View": view, "Date": day.Format("2006-01-02"), "Pros": pros, "ProID": proID,
-		"Confirmation": conf, "Confirmations": calendar.ConfirmationStatuses,
-		"Prev": calendarDate(day.AddDate(0, 0, -step)), "Next": calendarDate(day.AddDate(0, 0, step)),
-		"Count": len(appts), "Held": len(holds), "Zone": loc.String(),
+	d.render(w, r, s, http.StatusOK, "calendar", "Calendar", "calendar", calendarView{
+		Days: cal, View: view, Date: day.Format("2006-01-02"), Pros: pros, ProID: proID,
+		Confirmation: conf, Confirmations: calendar.ConfirmationStatuses,
+		Prev: calendarDate(day.AddDate(0, 0, -step)), Next: calendarDate(day.AddDate(0, 0, step)),
+		Count: len(appts), Held: len(holds), Zone: loc.String(),
 	})
 	return nil
 }

@@ -33,6 +33,15 @@ type boardView struct {
 	BaseURL   string
 }
 
+func (boardView) isPage() {}
+
+// pipelinesView is the list of the account's pipelines.
+type pipelinesView struct {
+	Pipelines []pipeline.Pipeline
+}
+
+func (pipelinesView) isPage() {}
+
 // pipelinesPage handles "GET /app/pipelines".
 func (d *Dashboard) pipelinesPage(w http.ResponseWriter, r *http.Request, s *session) error {
 	list, _, err := pipeline.ListPipelines(r.Context(), d.db, s.Account, pipeline.Filter{Limit: 500})
@@ -43,7 +52,7 @@ func (d *Dashboard) pipelinesPage(w http.ResponseWriter, r *http.Request, s *ses
 		http.Redirect(w, r, fmt.Sprintf("%spipelines/%d", Prefix, list[0].ID), http.StatusSeeOther)
 		return nil
 	}
-	d.render(w, r, s, http.StatusOK, "pipelines", "Pipelines", "pipelines", list)
+	d.render(w, r, s, http.StatusOK, "pipelines", "Pipelines", "pipelines", pipelinesView{Pipelines: list})
 	return nil
 }
 
@@ -138,6 +147,14 @@ func (d *Dashboard) moveCard(w http.ResponseWriter, r *http.Request, s *session)
 	return nil
 }
 
+// cardView is a card's page: its timeline in its pipeline.
+type cardView struct {
+	Card     pipeline.Card
+	Pipeline pipeline.Pipeline
+}
+
+func (cardView) isPage() {}
+
 // cardPage handles "GET /app/pipelines/{pipeline_id}/cards/{card_id}".
 func (d *Dashboard) cardPage(w http.ResponseWriter, r *http.Request, s *session) error {
 	pid, err := pathID(r, "pipeline_id")
@@ -156,7 +173,7 @@ func (d *Dashboard) cardPage(w http.ResponseWriter, r *http.Request, s *session)
 	if err != nil {
 		return err
 	}
-	d.render(w, r, s, http.StatusOK, "card", c.ClientName+" · "+p.Name, "pipelines", map[string]any{"Card": c, "Pipeline": p})
+	d.render(w, r, s, http.StatusOK, "card", c.ClientName+" · "+p.Name, "pipelines", cardView{Card: c, Pipeline: p})
 	return nil
 }
 

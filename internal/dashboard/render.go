@@ -51,13 +51,19 @@ type view struct {
 	Flash   *Flash
 	Now     time.Time
 	Loc     *time.Location
-	Data    any
+	Data    pageData
 	// Unread is how many open conversations have a client message the team
 	// has not read (the Inbox entry of the navigation shows it).
 	Unread int
 }
 
-func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, s *session, status int, page, title, nav string, data any) {
+// pageData is what a page's template reads as .Data: a struct type of its
+// own per page (its "view", declared beside the page's handler), never a
+// map, which a template could read a misspelt key of without failing.
+// isPage marks the views; views_test.go checks no render passes nil.
+type pageData interface{ isPage() }
+
+func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, s *session, status int, page, title, nav string, data pageData) {
 	v := view{Lang: requestLanguage(r), Title: title, Nav: nav, Session: s, Flash: takeFlash(w, r), Now: d.clock.Now(), Loc: time.UTC, Data: data}
 	if s != nil {
 		v.CSRF = s.CSRF
@@ -107,27 +113,24 @@ func parseTemplates(lang string) (map[string]*template.Template, error) {
 		"date": func(loc *time.Location, t time.Time, layout string) string {
 			return formatTime(lang, t.In(loc), layout)
 		},
-		"when": func(loc *time.Location, t any) string {
-			switch v := t.(type) {
+		// when is an instant in the account's zone, "—" for none. Areas
+		// hand instants over as time.Time, never as text to parse back.
+		"when": func(loc *time.Location, t any) (string, error) {
+			var v time.Time
+			switch t := t.(type) {
 			case time.Time:
-				if v.IsZero() {
-					return "—"
-				}
-				return formatTime(lang, v.In(loc), "2 Jan 2006 15:04")
+				v = t
 			case *time.Time:
-				if v == nil || v.IsZero() {
-					return "—"
+				if t != nil {
+					v = *t
 				}
-				return formatTime(lang, v.In(loc), "2 Jan 2006 15:04")
-			case string:
-				return stamp(lang, loc, v)
-			case *string:
-				if v == nil {
-					return "—"
-				}
-				return stamp(lang, loc, *v)
+			default:
+				return "", fmt.Errorf("when: %T is not a time.Time", t)
 			}
-			return "—"
+			if v.IsZero() {
+				return "—", nil
+			}
+			return formatTime(lang, v.In(loc), "2 Jan 2006 15:04"), nil
 		},
 		"money": func(v *float64) string {
 			if v == nil {
@@ -193,13 +196,4 @@ func parseTemplates(lang string) (map[string]*template.Template, error) {
 		pages[name] = t
 	}
 	return pages, nil
-}
-
-// stamp shows an RFC 3339 timestamp in the account's zone.
-func stamp(lang string, loc *time.Location, s string) string {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return s
-	}
-	return formatTime(lang, t.In(loc), "2 Jan 2006 15:04")
 }

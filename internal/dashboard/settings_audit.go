@@ -13,6 +13,16 @@ import (
 // auditPageSize is the entries per page of the audit log.
 const auditPageSize = 50
 
+// auditView is a page of the audit log; Next is the id the next page
+// starts before (0: none).
+type auditView struct {
+	Entries []audit.Entry
+	Next    int64
+	First   bool
+}
+
+func (auditView) isPage() {}
+
 // auditPage handles "GET /app/settings/audit?before=": newest first, a
 // page at a time.
 func (d *Dashboard) auditPage(w http.ResponseWriter, r *http.Request, s *session) error {
@@ -32,6 +42,6 @@ func (d *Dashboard) auditPage(w http.ResponseWriter, r *http.Request, s *session
 	if len(list) == auditPageSize {
 		next = list[len(list)-1].ID
 	}
-	d.render(w, r, s, http.StatusOK, "settings_audit", "Audit log", "settings", map[string]any{"Entries": list, "Next": next, "First": before == 0})
+	d.render(w, r, s, http.StatusOK, "settings_audit", "Audit log", "settings", auditView{Entries: list, Next: next, First: before == 0})
 	return nil
 }

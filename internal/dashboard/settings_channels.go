@@ -30,6 +30,20 @@ type providerFields struct {
 	Fields   []string
 }
 
+// channelsView is the channels page.
+type channelsView struct {
+	Channels       []channelView
+	Settings       channels.Settings
+	Base           string
+	Configured     bool // a public URL is configured (else Base is this request's)
+	Types          []string
+	Providers      []string
+	ProviderFields []providerFields
+	CanSeal        bool
+}
+
+func (channelsView) isPage() {}
+
 // channelsPage handles "GET /app/settings/channels": the account's
 // channels, the callback URLs to register at each provider, the messaging
 // settings (read-only: the workspace file changes them), and forms to add
@@ -55,9 +69,9 @@ func (d *Dashboard) channelsPage(w http.ResponseWriter, r *http.Request, s *sess
 			pf = append(pf, providerFields{p, f})
 		}
 	}
-	d.render(w, r, s, http.StatusOK, "channels", "Channels", "settings", map[string]any{
-		"Channels": views, "Settings": settings, "Base": base, "Configured": d.publicURL != "",
-		"Types": channels.Types, "Providers": channels.ProviderNames, "ProviderFields": pf, "CanSeal": d.secrets.HasKey(),
+	d.render(w, r, s, http.StatusOK, "channels", "Channels", "settings", channelsView{
+		Channels: views, Settings: settings, Base: base, Configured: d.publicURL != "",
+		Types: channels.Types, Providers: channels.ProviderNames, ProviderFields: pf, CanSeal: d.secrets.HasKey(),
 	})
 	return nil
 }

@@ -12,13 +12,20 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 )
 
+// eventTypesView is the event types page.
+type eventTypesView struct {
+	EventTypes []calendar.EventTypeDetail
+}
+
+func (eventTypesView) isPage() {}
+
 // eventTypesSettings handles "GET /app/settings/event-types".
 func (d *Dashboard) eventTypesSettings(w http.ResponseWriter, r *http.Request, s *session) error {
 	types, err := calendar.CatalogEventTypes(r.Context(), d.db, s.Account)
 	if err != nil {
 		return err
 	}
-	d.render(w, r, s, http.StatusOK, "settings_event_types", "Event types", "settings-event-types", types)
+	d.render(w, r, s, http.StatusOK, "settings_event_types", "Event types", "settings-event-types", eventTypesView{EventTypes: types})
 	return nil
 }
 

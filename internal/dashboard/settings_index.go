@@ -25,8 +25,13 @@ func (d *Dashboard) audited(ctx context.Context, s *session, change func(tx *db.
 	})
 }
 
+// settingsIndexView is the settings index: links only.
+type settingsIndexView struct{}
+
+func (settingsIndexView) isPage() {}
+
 // settingsIndex handles "GET /app/settings".
 func (d *Dashboard) settingsIndex(w http.ResponseWriter, r *http.Request, s *session) error {
-	d.render(w, r, s, http.StatusOK, "settings_index", "Settings", "settings", nil)
+	d.render(w, r, s, http.StatusOK, "settings_index", "Settings", "settings", settingsIndexView{})
 	return nil
 }

@@ -10,13 +10,20 @@ import (
 	"github.com/frontdesk/frontdesk/internal/errs"
 )
 
+// meView is the user's own preferences page.
+type meView struct {
+	Member account.Member
+}
+
+func (meView) isPage() {}
+
 // mePage handles "GET /app/settings/me": the user's own language.
 func (d *Dashboard) mePage(w http.ResponseWriter, r *http.Request, s *session) error {
 	m, err := account.MemberByID(r.Context(), d.db, s.Account, s.UserID)
 	if err != nil {
 		return err
 	}
-	d.render(w, r, s, http.StatusOK, "settings_team_me", "My preferences", "me", map[string]any{"Member": m})
+	d.render(w, r, s, http.StatusOK, "settings_team_me", "My preferences", "me", meView{Member: m})
 	return nil
 }
 

@@ -13,15 +13,26 @@ import (
 	"github.com/frontdesk/frontdesk/internal/jobs"
 )
 
+// notificationsView is the notifications page: the settings, the
+// reminders as the form writes them, and the bounds the form states.
+type notificationsView struct {
+	Settings         jobs.NotificationSettings
+	Reminders        string
+	Max              int
+	MinLead, MaxLead string
+}
+
+func (notificationsView) isPage() {}
+
 // notificationsPage handles "GET /app/settings/notifications".
 func (d *Dashboard) notificationsPage(w http.ResponseWriter, r *http.Request, s *session) error {
 	set, err := jobs.LoadNotificationSettings(r.Context(), d.db, s.Account)
 	if err != nil {
 		return err
 	}
-	d.render(w, r, s, http.StatusOK, "settings_notifications", "Notifications", "settings", map[string]any{
-		"Settings": set, "Reminders": strings.Join(set.Reminders, ", "), "Max": jobs.MaxReminders,
-		"MinLead": clock.Short(jobs.ReminderLead.Min), "MaxLead": clock.Short(jobs.ReminderLead.Max),
+	d.render(w, r, s, http.StatusOK, "settings_notifications", "Notifications", "settings", notificationsView{
+		Settings: set, Reminders: strings.Join(set.Reminders, ", "), Max: jobs.MaxReminders,
+		MinLead: clock.Short(jobs.ReminderLead.Min), MaxLead: clock.Short(jobs.ReminderLead.Max),
 	})
 	return nil
 }

@@ -14,6 +14,13 @@ import (
 	"github.com/frontdesk/frontdesk/internal/errs"
 )
 
+// professionalsView is the professionals page.
+type professionalsView struct {
+	Professionals []professionalRow
+}
+
+func (professionalsView) isPage() {}
+
 // professionalsSettings handles "GET /app/settings/professionals".
 func (d *Dashboard) professionalsSettings(w http.ResponseWriter, r *http.Request, s *session) error {
 	pros, err := calendar.CatalogProfessionals(r.Context(), d.db, s.Account)
@@ -30,7 +37,7 @@ func (d *Dashboard) professionalsSettings(w http.ResponseWriter, r *http.Request
 		}
 		rows = append(rows, row)
 	}
-	d.render(w, r, s, http.StatusOK, "settings_professionals", "Professionals", "settings-professionals", rows)
+	d.render(w, r, s, http.StatusOK, "settings_professionals", "Professionals", "settings-professionals", professionalsView{Professionals: rows})
 	return nil
 }
 
@@ -74,6 +81,8 @@ type professionalView struct {
 	Days         []dayRow
 	Today        string // YYYY-MM-DD in the account's zone, for the day-off field
 }
+
+func (professionalView) isPage() {}
 
 // professionalSettings handles "GET /app/settings/professionals/{professional_id}".
 func (d *Dashboard) professionalSettings(w http.ResponseWriter, r *http.Request, s *session) error {

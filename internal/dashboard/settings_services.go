@@ -18,6 +18,8 @@ type servicesView struct {
 	EventTypes    map[int64]string
 }
 
+func (servicesView) isPage() {}
+
 // servicesSettings handles "GET /app/settings/services".
 func (d *Dashboard) servicesSettings(w http.ResponseWriter, r *http.Request, s *session) error {
 	ctx := r.Context()
@@ -73,6 +75,8 @@ type serviceView struct {
 	Professionals []calendar.ProfessionalDetail
 	EventTypes    []calendar.EventTypeDetail
 }
+
+func (serviceView) isPage() {}
 
 // serviceSettings handles "GET /app/settings/services/{service_id}".
 func (d *Dashboard) serviceSettings(w http.ResponseWriter, r *http.Request, s *session) error {

@@ -27,6 +27,8 @@ type teamView struct {
 	Invited *account.Invitation
 }
 
+func (teamView) isPage() {}
+
 // teamPage handles "GET /app/settings/team".
 func (d *Dashboard) teamPage(w http.ResponseWriter, r *http.Request, s *session) error {
 	return d.renderTeam(w, r, s, teamView{})
@@ -151,6 +153,8 @@ type inviteView struct {
 	Error      string
 	MinLength  int
 }
+
+func (inviteView) isPage() {}
 
 // invitePage handles "GET /app/invite/{token}": the form that accepts an
 // invitation. An unknown, used or expired link is refused with the same

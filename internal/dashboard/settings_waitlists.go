@@ -11,13 +11,20 @@ import (
 	"github.com/frontdesk/frontdesk/internal/waitlist"
 )
 
+// waitlistSchedulesView is the waiting-list schedules page.
+type waitlistSchedulesView struct {
+	Lists []waitlist.ListSchedule
+}
+
+func (waitlistSchedulesView) isPage() {}
+
 // waitlistsSettings handles "GET /app/settings/waitlists".
 func (d *Dashboard) waitlistsSettings(w http.ResponseWriter, r *http.Request, s *session) error {
 	lists, err := waitlist.Schedules(r.Context(), d.db, s.Account)
 	if err != nil {
 		return err
 	}
-	d.render(w, r, s, http.StatusOK, "settings_waitlists", "Waiting-list schedules", "settings-waitlists", lists)
+	d.render(w, r, s, http.StatusOK, "settings_waitlists", "Waiting-list schedules", "settings-waitlists", waitlistSchedulesView{Lists: lists})
 	return nil
 }
 

@@ -24,6 +24,16 @@ type webhooksView struct {
 	NewSecret string
 }
 
+func (webhooksView) isPage() {}
+
+// webhookView is a webhook's page: it and its newest deliveries.
+type webhookView struct {
+	Webhook    jobs.Webhook
+	Deliveries []jobs.Delivery
+}
+
+func (webhookView) isPage() {}
+
 // webhooksPage handles "GET /app/settings/webhooks".
 func (d *Dashboard) webhooksPage(w http.ResponseWriter, r *http.Request, s *session) error {
 	return d.renderWebhooks(w, r, s, webhooksView{})
@@ -87,7 +97,7 @@ func (d *Dashboard) webhookPage(w http.ResponseWriter, r *http.Request, s *sessi
 	if err != nil {
 		return err
 	}
-	d.render(w, r, s, http.StatusOK, "settings_webhook", "Webhook", "settings", map[string]any{"Webhook": hook, "Deliveries": deliveries})
+	d.render(w, r, s, http.StatusOK, "settings_webhook", "Webhook", "settings", webhookView{Webhook: hook, Deliveries: deliveries})
 	return nil
 }
 

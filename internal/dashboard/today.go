@@ -24,6 +24,30 @@ import (
 // The grid has a row every gridStep minutes; hour labels every 30 minutes.
 const gridStep = 15
 
+// todayView is the Today page: the grid of a day or of a professional's
+// week, its choices (service, professional, view) and links, and the
+// day's counts.
+type todayView struct {
+	Grid                    *grid
+	View                    string
+	Day, From               time.Time
+	IsToday                 bool
+	Date                    string
+	Services                []calendar.Service
+	Service                 *calendar.Service
+	ServiceID               int64
+	Pros                    []calendar.ProfessionalSchedule
+	ProID                   int64
+	Prev, Next, TodayURL    string
+	DayURL, WeekURL         string
+	Booked, Cancelled, Done int
+	Held, Free, Unread      int
+	Zone                    string
+	Back                    string // this page, for the actions to return to
+}
+
+func (todayView) isPage() {}
+
 // todayPage handles "GET /app/today?date=&view=day|week&service=&professional=":
 // the day's appointments on a time grid with a column per active
 // professional, or (view=week) one professional's week with a column per
@@ -175,11 +199,7 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 			return err
 		}
 		for _, sl := range slots.Slots {
-			start, err1 := time.Parse(time.RFC3339, sl.StartAtUTC)
-			end, err2 := time.Parse(time.RFC3339, sl.EndAtUTC)
-			if err1 != nil || err2 != nil {
-				continue
-			}
+			start, end := sl.StartAtUTC, sl.EndAtUTC
 			if c := column(start, sl.Professional.ID, sl.Professional.Name); c != nil {
 				v := url.Values{"professional_id": {strconv.FormatInt(sl.Professional.ID, 10)}, "service_id": {strconv.FormatInt(svc.ID, 10)},
 					"start": {start.UTC().Format(time.RFC3339)}}
@@ -220,14 +240,14 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 	if svc != nil {
 		svcID = svc.ID
 	}
-	d.render(w, r, s, http.StatusOK, "today", "Today", "today", map[string]any{
-		"Grid": g, "View": view, "Day": day, "From": from, "IsToday": day.Equal(today), "Date": day.Format("2006-01-02"),
-		"Services": services, "Service": svc, "ServiceID": svcID, "Pros": scheds, "ProID": proID,
-		"Prev": link(day.AddDate(0, 0, -step)), "Next": link(day.AddDate(0, 0, step)), "TodayURL": link(today),
-		"DayURL": viewLink(day, "day", svcID), "WeekURL": viewLink(day, "week", svcID),
-		"Booked": counts[calendar.StatusBooked], "Cancelled": counts[calendar.StatusCancelled],
-		"Done": counts[calendar.StatusCompleted] + counts[calendar.StatusNoShow],
-		"Held": len(holds), "Free": free, "Unread": unread, "Zone": loc.String(), "Back": r.URL.RequestURI(),
+	d.render(w, r, s, http.StatusOK, "today", "Today", "today", todayView{
+		Grid: g, View: view, Day: day, From: from, IsToday: day.Equal(today), Date: day.Format("2006-01-02"),
+		Services: services, Service: svc, ServiceID: svcID, Pros: scheds, ProID: proID,
+		Prev: link(day.AddDate(0, 0, -step)), Next: link(day.AddDate(0, 0, step)), TodayURL: link(today),
+		DayURL: viewLink(day, "day", svcID), WeekURL: viewLink(day, "week", svcID),
+		Booked: counts[calendar.StatusBooked], Cancelled: counts[calendar.StatusCancelled],
+		Done: counts[calendar.StatusCompleted] + counts[calendar.StatusNoShow],
+		Held: len(holds), Free: free, Unread: unread, Zone: loc.String(), Back: r.URL.RequestURI(),
 	})
 	return nil
 }

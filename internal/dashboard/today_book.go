@@ -39,6 +39,8 @@ type bookView struct {
 	StartValue   string // Form.Start as RFC 3339, for the hidden field
 }
 
+func (bookView) isPage() {}
+
 // bookingChoices checks the slot's professional and service against the
 // account's bookable catalog: an unknown id (another account's among them)
 // is NOT_FOUND; a professional of the account not offering the service is

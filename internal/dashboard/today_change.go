@@ -83,6 +83,16 @@ type rescheduleSlot struct {
 	Current      bool // the appointment's own professional
 }
 
+// rescheduleView is the reschedule page: the appointment and the free
+// slots it can move to, by day; More says the slots were cut short.
+type rescheduleView struct {
+	Appt calendar.AppointmentView
+	Days []slotDay
+	More bool
+}
+
+func (rescheduleView) isPage() {}
+
 // reschedulePage handles "GET /app/appointments/{appointment_id}/reschedule":
 // the free slots of the appointment's service over the next 7 days, with any
 // professional offering it; each posts to the reschedule action.
@@ -111,11 +121,7 @@ func (d *Dashboard) reschedulePage(w http.ResponseWriter, r *http.Request, s *se
 	}
 	var days []slotDay
 	for _, sl := range slots.Slots {
-		start, err1 := time.Parse(time.RFC3339, sl.StartAtUTC)
-		end, err2 := time.Parse(time.RFC3339, sl.EndAtUTC)
-		if err1 != nil || err2 != nil {
-			continue
-		}
+		start, end := sl.StartAtUTC, sl.EndAtUTC
 		dd := dayOf(start, loc)
 		if n := len(days); n == 0 || !days[n-1].Day.Equal(dd) {
 			days = append(days, slotDay{Day: dd})
@@ -123,6 +129,6 @@ func (d *Dashboard) reschedulePage(w http.ResponseWriter, r *http.Request, s *se
 		days[len(days)-1].Slots = append(days[len(days)-1].Slots, rescheduleSlot{Start: start, End: end,
 			Value: start.In(loc).Format("2006-01-02T15:04"), Professional: sl.Professional, Current: sl.Professional.ID == a.ProfessionalID})
 	}
-	d.render(w, r, s, http.StatusOK, "reschedule", "Reschedule", "today", map[string]any{"Appt": a, "Days": days, "More": slots.HasMore})
+	d.render(w, r, s, http.StatusOK, "reschedule", "Reschedule", "today", rescheduleView{Appt: a, Days: days, More: slots.HasMore})
 	return nil
 }

@@ -140,21 +140,21 @@ func subscribed(events []string, t string) bool {
 
 // Delivery is one webhook delivery with its attempts.
 type Delivery struct {
-	ID        int64     `json:"id"`
-	Event     string    `json:"event"`
-	URL       string    `json:"url"`
-	Status    string    `json:"status"` // pending, sent, failed
-	Attempts  []Attempt `json:"attempts"`
-	CreatedAt string    `json:"created_at"`
-	SentAt    *string   `json:"sent_at"`
+	ID        int64      `json:"id"`
+	Event     string     `json:"event"`
+	URL       string     `json:"url"`
+	Status    string     `json:"status"` // pending, sent, failed
+	Attempts  []Attempt  `json:"attempts"`
+	CreatedAt time.Time  `json:"created_at"`
+	SentAt    *time.Time `json:"sent_at"`
 }
 
 // Attempt is one try of a delivery.
 type Attempt struct {
-	Attempt int     `json:"attempt"`
-	At      string  `json:"at"`
-	OK      bool    `json:"ok"`
-	Error   *string `json:"error"`
+	Attempt int       `json:"attempt"`
+	At      time.Time `json:"at"`
+	OK      bool      `json:"ok"`
+	Error   *string   `json:"error"`
 }
 
 // ListDeliveries lists an account's webhook deliveries, newest first, with
@@ -188,10 +188,10 @@ func ListDeliveries(ctx context.Context, q db.Querier, acct account.Account, lim
 		if jobState == "failed" {
 			d.Status = "failed"
 		}
-		d.CreatedAt = clock.Format(db.Time(created))
+		d.CreatedAt = db.Time(created)
 		if sent != nil {
-			s := clock.Format(db.Time(*sent))
-			d.SentAt = &s
+			t := db.Time(*sent)
+			d.SentAt = &t
 		}
 		d.Attempts = []Attempt{}
 		out = append(out, d)
@@ -219,7 +219,7 @@ func ListDeliveries(ctx context.Context, q db.Querier, acct account.Account, lim
 		if err := ar.Scan(&jobID, &a.Attempt, &at, &a.OK, &a.Error); err != nil {
 			return nil, err
 		}
-		a.At = clock.Format(db.Time(at))
+		a.At = db.Time(at)
 		byJob[jobID].Attempts = append(byJob[jobID].Attempts, a)
 	}
 	return out, ar.Err()

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
-	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/outbound"
@@ -42,16 +41,16 @@ type Message struct {
 	Body        string        `json:"body"`
 	Status      string        `json:"status"`
 	Attempts    int           `json:"attempts"`
-	ScheduledAt string        `json:"scheduled_at"`
-	CreatedAt   string        `json:"created_at"`
-	SentAt      *string       `json:"sent_at"`
+	ScheduledAt time.Time     `json:"scheduled_at"`
+	CreatedAt   time.Time     `json:"created_at"`
+	SentAt      *time.Time    `json:"sent_at"`
 	Source      MessageSource `json:"source"`
 	// Delivery through a channel (docs/contract.md, Channels).
-	ChannelKey        *string `json:"channel_key"`
-	ProviderMessageID *string `json:"provider_message_id"`
-	Error             *string `json:"error"`
-	DeliveredAt       *string `json:"delivered_at"`
-	Segments          *int    `json:"segments"`
+	ChannelKey        *string    `json:"channel_key"`
+	ProviderMessageID *string    `json:"provider_message_id"`
+	Error             *string    `json:"error"`
+	DeliveredAt       *time.Time `json:"delivered_at"`
+	Segments          *int       `json:"segments"`
 	// PossibleDuplicate: an earlier attempt was cut off mid-call (a crash)
 	// at a provider that cannot say whether it got the message, and this
 	// one sent it again (docs/api-notes.md).
@@ -254,8 +253,8 @@ func scanMessage(row interface{ Scan(...any) error }) (Message, error) {
 	}
 	m.ChannelKey, m.ProviderMessageID, m.Error = nullString(key), nullString(provider), nullString(failure)
 	if delivered.Valid {
-		s := clock.Format(db.Time(delivered.Int64))
-		m.DeliveredAt = &s
+		t := db.Time(delivered.Int64)
+		m.DeliveredAt = &t
 	}
 	if segments.Valid {
 		n := int(segments.Int64)
@@ -270,10 +269,10 @@ func scanMessage(row interface{ Scan(...any) error }) (Message, error) {
 	if src.Valid {
 		m.Source.ID = &src.Int64
 	}
-	m.ScheduledAt, m.CreatedAt = clock.Format(db.Time(scheduled)), clock.Format(db.Time(created))
+	m.ScheduledAt, m.CreatedAt = db.Time(scheduled), db.Time(created)
 	if sent.Valid {
-		s := clock.Format(db.Time(sent.Int64))
-		m.SentAt = &s
+		t := db.Time(sent.Int64)
+		m.SentAt = &t
 	}
 	return m, nil
 }

@@ -9,8 +9,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-
-	"github.com/frontdesk/frontdesk/internal/clock"
+	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/db"
@@ -23,13 +22,13 @@ const IngestPathPrefix = "/api/v2/public/leadflow/ingest/"
 
 // Pipeline is a sales board as listed.
 type Pipeline struct {
-	ID          int64   `json:"id"`
-	Name        string  `json:"name"`
-	Description *string `json:"description"`
-	Status      string  `json:"status"`
-	StageCount  int     `json:"stage_count"`
-	ClientCount int     `json:"client_count"`
-	CreatedAt   string  `json:"created_at"`
+	ID          int64     `json:"id"`
+	Name        string    `json:"name"`
+	Description *string   `json:"description"`
+	Status      string    `json:"status"`
+	StageCount  int       `json:"stage_count"`
+	ClientCount int       `json:"client_count"`
+	CreatedAt   time.Time `json:"created_at"` // UTC to the microsecond (db.Time): JSON writes it as clock.Format does
 }
 
 // Stage is a column of a board.
@@ -114,7 +113,7 @@ func ListPipelines(ctx context.Context, q db.Querier, acct account.Account, f Fi
 		if desc.Valid {
 			p.Description = &desc.String
 		}
-		p.CreatedAt = clock.Format(db.Time(created))
+		p.CreatedAt = db.Time(created)
 		out = append(out, p)
 	}
 	return out, total, rows.Err()

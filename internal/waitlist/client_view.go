@@ -53,7 +53,7 @@ func ClientEntries(ctx context.Context, q db.Querier, acct account.Account, clie
 			return out[a].Open
 		}
 		if !out[a].Open {
-			return out[a].CreatedAt > out[b].CreatedAt
+			return out[a].CreatedAt.After(out[b].CreatedAt)
 		}
 		return false
 	})

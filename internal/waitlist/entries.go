@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/frontdesk/frontdesk/internal/clock"
 	"strings"
 	"time"
 
@@ -37,13 +36,13 @@ type Entry struct {
 	Status                    string      `json:"status"`
 	Priority                  int         `json:"priority"`
 	Source                    string      `json:"source"`
-	CreatedAt                 string      `json:"created_at"`
+	CreatedAt                 time.Time   `json:"created_at"` // instants UTC to the microsecond (db.Time): JSON writes them as clock.Format does
 	Position                  *int64      `json:"position"`
 	QueueAttempts             int         `json:"queue_attempts"`
 	FlaggedForReview          bool        `json:"flagged_for_review"`
-	SnoozeUntil               *string     `json:"snooze_until,omitempty"`
-	QueuedAt                  *string     `json:"queued_at,omitempty"`
-	SeatExpiresAt             *string     `json:"seat_expires_at,omitempty"`
+	SnoozeUntil               *time.Time  `json:"snooze_until,omitempty"`
+	QueuedAt                  *time.Time  `json:"queued_at,omitempty"`
+	SeatExpiresAt             *time.Time  `json:"seat_expires_at,omitempty"`
 	PreferredProfessionalID   *int64      `json:"preferred_professional_id"`
 	PreferredProfessionalName *string     `json:"preferred_professional_name"`
 	EarliestDate              *string     `json:"earliest_date"`
@@ -51,7 +50,7 @@ type Entry struct {
 	PreferredTimeWindows      []string    `json:"preferred_time_windows"`
 	Notes                     string      `json:"notes"`
 	DaysWaiting               int         `json:"days_waiting"`
-	ResolvedAt                *string     `json:"resolved_at"`
+	ResolvedAt                *time.Time  `json:"resolved_at"`
 	ResolutionReason          *string     `json:"resolution_reason"`
 	Created                   *bool       `json:"created,omitempty"`
 
@@ -143,7 +142,7 @@ func scanEntry(row interface{ Scan(...any) error }, now time.Time) (Entry, error
 	}
 	e.clientID, e.serviceID = e.Client.ID, e.Service.ID
 	createdAt := db.Time(created)
-	e.CreatedAt = clock.Format(createdAt)
+	e.CreatedAt = createdAt
 	e.DaysWaiting = daysWaiting(createdAt, now)
 	e.SnoozeUntil, e.QueuedAt, e.SeatExpiresAt, e.ResolvedAt = tsOrNil(snooze), tsOrNil(queued), tsOrNil(expires), tsOrNil(resolved)
 	if profID.Valid {

@@ -38,8 +38,8 @@ type ListSummary struct {
 	HorizonDays int        `json:"horizon_days"`
 	Counts      ListCounts `json:"counts"`
 	ServiceIDs  []int64    `json:"service_ids"`
-	LastRunAt   *string    `json:"last_run_at"`
-	NextRunAt   *string    `json:"next_run_at"`
+	LastRunAt   *time.Time `json:"last_run_at"`
+	NextRunAt   *time.Time `json:"next_run_at"`
 }
 
 // ServiceSummary is one (list, service) pair of the summary.

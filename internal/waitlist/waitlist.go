@@ -14,9 +14,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/frontdesk/frontdesk/internal/clock"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/db"
@@ -68,12 +68,14 @@ func IsOpen(status string) bool {
 	return status == StatusWaiting || status == StatusQueued || status == StatusSnoozed
 }
 
-func tsOrNil(v sql.NullInt64) *string {
+// tsOrNil is a stored instant, nil when unset: UTC to the microsecond
+// (db.Time), so JSON writes it as clock.Format does.
+func tsOrNil(v sql.NullInt64) *time.Time {
 	if !v.Valid {
 		return nil
 	}
-	s := clock.Format(db.Time(v.Int64))
-	return &s
+	t := db.Time(v.Int64)
+	return &t
 }
 
 // List is a waiting list as the use cases need it.

@@ -61,7 +61,7 @@ func TestResolveBooked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e.Status != waitlist.StatusBooked || e.Position != nil || e.ResolvedAt == nil || *e.ResolvedAt != "2026-11-23T11:00:00Z" ||
+		if e.Status != waitlist.StatusBooked || e.Position != nil || e.ResolvedAt == nil || !e.ResolvedAt.Equal(time.Date(2026, 11, 23, 11, 0, 0, 0, time.UTC)) ||
 			e.ResolutionReason == nil || *e.ResolutionReason != waitlist.ReasonBooked {
 			t.Errorf("booked entry = %+v", e)
 		}
