@@ -3,169 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/clock"
-	"github.com/frontdesk/frontdesk/internal/csvimport"
 	"github.com/frontdesk/frontdesk/internal/db"
-	"github.com/frontdesk/frontdesk/internal/db/dbtest"
-	"github.com/frontdesk/frontdesk/internal/httpapi"
-	"github.com/frontdesk/frontdesk/internal/workspace"
 )
-
-const (
-	importKey  = "pk_test_acme_main"
-	importNode = "0b7d6c52-5a52-4c1e-9a57-6f4a0f1f3a01"
-)
-
-// flaky sits in front of the real server. failAt names calls (1-based)
-// that answer 500: "before" without reaching the server (the batch was not
-// written), "after" once the server has answered (the batch was written and
-// its answer lost: the retry must converge). It also records how many
-// batches were ever in flight at once.
-type flaky struct {
-	next http.Handler
-
-	mu          sync.Mutex
-	calls       int
-	failAt      map[int]string
-	inFlight    int
-	maxInFlight int
-	onCall      func(n int)
-}
-
-func (f *flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	f.calls++
-	n := f.calls
-	mode := f.failAt[n]
-	f.inFlight++
-	f.maxInFlight = max(f.maxInFlight, f.inFlight)
-	onCall := f.onCall
-	f.mu.Unlock()
-	defer func() {
-		f.mu.Lock()
-		f.inFlight--
-		f.mu.Unlock()
-	}()
-	if onCall != nil {
-		onCall(n)
-	}
-	switch mode {
-	case "before":
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusInternalServerError)
-		io.WriteString(w, `{"status":"error","error_code":"INTERNAL_ERROR","message":"Internal server error. The request may be retried.","details":null}`)
-	case "after":
-		f.next.ServeHTTP(httptest.NewRecorder(), r)
-		w.WriteHeader(http.StatusInternalServerError)
-		io.WriteString(w, `{"status":"error","error_code":"INTERNAL_ERROR","message":"lost answer","details":null}`)
-	default:
-		f.next.ServeHTTP(w, r)
-	}
-}
-
-// failNext makes the k-th call from now (1-based) fail in mode.
-func (f *flaky) failNext(k int, mode string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.failAt = map[int]string{f.calls + k: mode}
-}
-
-func (f *flaky) stats() (calls, most int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.calls, f.maxInFlight
-}
-
-// importFixture is a real server on a real store provisioned with the acme
-// workspace, behind a flaky proxy.
-type importFixture struct {
-	t          *testing.T
-	store      *db.DB
-	proxy      *flaky
-	url        string
-	acctID     int64
-	waitlistID int64
-	dir        string
-}
-
-func newImportFixture(t *testing.T, e db.Engine) *importFixture {
-	t.Helper()
-	store := dbtest.Open(t, e)
-	data, err := os.ReadFile("../../internal/workspace/testdata/acme.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := (&workspace.Applier{DB: store, Now: clock.System{}.Now}).Apply(context.Background(), data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	proxy := &flaky{next: httpapi.NewServer(httpapi.Config{DB: store, Clock: clock.System{}, Log: quiet})}
-	srv := httptest.NewServer(proxy)
-	t.Cleanup(srv.Close)
-	return &importFixture{t: t, store: store, proxy: proxy, url: srv.URL, acctID: res.Account.ID,
-		waitlistID: res.IDs.Waitlists["main"], dir: t.TempDir()}
-}
-
-// run runs "frontdesk import ..." in-process with the fixture's address and
-// key in the environment.
-func (fx *importFixture) run(ctx context.Context, args ...string) (code int, stdout, stderr string) {
-	fx.t.Helper()
-	var out, errb bytes.Buffer
-	env := &Env{
-		Getenv: func(k string) string {
-			switch k {
-			case "FRONTDESK_BASE_URL":
-				return fx.url
-			case "FRONTDESK_API_KEY":
-				return importKey
-			}
-			return ""
-		},
-		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Clock: clock.System{},
-	}
-	code = run(ctx, append([]string{"import"}, args...), env)
-	return code, out.String(), errb.String()
-}
-
-func (fx *importFixture) count(table, where string, args ...any) int {
-	fx.t.Helper()
-	q := "SELECT COUNT(*) FROM " + table + " WHERE account_id = ?"
-	if where != "" {
-		q += " AND " + where
-	}
-	var n int
-	if err := fx.store.QueryRow(context.Background(), q, append([]any{fx.acctID}, args...)...).Scan(&n); err != nil {
-		fx.t.Fatal(err)
-	}
-	return n
-}
-
-// write writes a file into the fixture's directory.
-func (fx *importFixture) write(name, content string) string {
-	fx.t.Helper()
-	p := filepath.Join(fx.dir, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		fx.t.Fatal(err)
-	}
-	return p
-}
 
 // contactsCSV is what a Spanish spreadsheet exports: BOM, ";" and CRLF,
 // quoted fields, blank lines. Row 1 is the fixture's María (same phone and
@@ -184,67 +34,6 @@ func contactsCSV(n int) string {
 		}
 	}
 	return b.String()
-}
-
-// patientsCSV is an English export: commas, service names, priority words.
-func patientsCSV(n int, bad map[int]string) string {
-	var b strings.Builder
-	b.WriteString("Ref,Patient,Mobile,Service,Priority\n")
-	for i := 1; i <= n; i++ {
-		phone := fmt.Sprintf("+34 62%07d", i)
-		if p, ok := bad[i]; ok {
-			phone = p
-		}
-		fmt.Fprintf(&b, "w-%d,Paciente %d,%s,Limpieza dental,%s\n", i, i, phone, []string{"urgent", "high", "normal", "low"}[i%4])
-	}
-	return b.String()
-}
-
-// results reads a result file as records keyed by column name.
-func readResultFile(t *testing.T, path string) []map[string]string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\uFEFF"))))
-	r.Comma = csvimport.DetectDelimiter(strings.SplitN(string(bytes.TrimPrefix(data, []byte("\uFEFF"))), "\n", 2)[0])
-	recs, err := r.ReadAll()
-	if err != nil {
-		t.Fatalf("result file: %v", err)
-	}
-	var out []map[string]string
-	for _, rec := range recs[1:] {
-		m := map[string]string{}
-		for i, h := range recs[0] {
-			m[h] = rec[i]
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-func statusCounts(rows []map[string]string, col string) map[string]int {
-	out := map[string]int{}
-	for _, r := range rows {
-		out[r[col]]++
-	}
-	return out
-}
-
-func sameCounts(a, b map[string]int) bool {
-	x, _ := json.Marshal(a)
-	y, _ := json.Marshal(b)
-	return string(x) == string(y)
-}
-
-func decodeSummary(t *testing.T, stdout string) csvimport.Summary {
-	t.Helper()
-	var s csvimport.Summary
-	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
-		t.Fatalf("summary is not JSON: %v\n%s", err, stdout)
-	}
-	return s
 }
 
 func TestImportPipeline(t *testing.T) {
@@ -342,97 +131,6 @@ func TestImportPipeline(t *testing.T) {
 			dry := readResultFile(t, filepath.Join(fx.dir, "new.results.csv"))
 			if dry[0]["client_id"] != "" || dry[2]["client_id"] != rows[1]["client_id"] {
 				t.Errorf("dry-run ids: %v", dry)
-			}
-		})
-	}
-}
-
-func TestImportWaitlist(t *testing.T) {
-	for _, e := range []db.Engine{db.SQLite, db.Postgres} {
-		t.Run(string(e), func(t *testing.T) {
-			fx := newImportFixture(t, e)
-			list := strconv.FormatInt(fx.waitlistID, 10)
-			file := fx.write("patients.csv", patientsCSV(1200, map[int]string{7: "+34 600 111 222"})) // row 7 is María
-
-			fx.proxy.failNext(3, "before")
-			code, stdout, stderr := fx.run(t.Context(), "waitlist", "--waitlist", list, "-f", file, "--json")
-			if code != 0 {
-				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-			}
-			sum := decodeSummary(t, stdout)
-			if !sum.Complete || sum.Batches != 3 || sum.Retries != 1 || !sameCounts(sum.Statuses, map[string]int{"ok": 1, "will_create_client": 1199}) {
-				t.Errorf("summary %+v", sum)
-			}
-			if calls, most := fx.proxy.stats(); calls != 4 || most != 1 {
-				t.Errorf("%d calls, %d in flight at once", calls, most)
-			}
-			rows := readResultFile(t, filepath.Join(fx.dir, "patients.results.csv"))
-			if len(rows) != 1200 || rows[0]["external_id"] != "w-1" || rows[6]["status"] != "ok" || rows[1199]["row"] != "1200" || rows[1199]["client_id"] == "" {
-				t.Fatalf("results: %d rows, %v %v", len(rows), rows[0], rows[6])
-			}
-			entries := fx.count("waitlist_entries", "status = 'waiting'")
-			if entries != 1200 {
-				t.Errorf("%d waiting entries", entries)
-			}
-			var prio int
-			fx.store.QueryRow(t.Context(), "SELECT priority FROM waitlist_entries WHERE account_id = ? AND client_id = ?", fx.acctID, rows[3]["client_id"]).Scan(&prio)
-			if prio != 0 { // row 4: "urgent"
-				t.Errorf("row 4 priority %d", prio)
-			}
-
-			// Re-run, with a lost answer: every row is already waiting.
-			fx.proxy.failNext(2, "after")
-			code, stdout, stderr = fx.run(t.Context(), "waitlist", "--waitlist", list, "-f", file, "--json")
-			sum = decodeSummary(t, stdout)
-			if code != 0 || !sameCounts(sum.Statuses, map[string]int{"already_waiting": 1200}) || sum.Retries != 1 {
-				t.Errorf("re-run: exit %d %+v\n%s", code, sum, stderr)
-			}
-			if fx.count("waitlist_entries", "") != entries {
-				t.Error("the re-run duplicated entries")
-			}
-		})
-	}
-}
-
-// A row error refuses its whole batch (skip_invalid false): the import stops
-// there, says so, lists the rows, exits non-zero; with --skip-invalid the
-// same command then converges.
-func TestImportWaitlistRefusedBatch(t *testing.T) {
-	for _, e := range []db.Engine{db.SQLite, db.Postgres} {
-		t.Run(string(e), func(t *testing.T) {
-			fx := newImportFixture(t, e)
-			list := strconv.FormatInt(fx.waitlistID, 10)
-			file := fx.write("patients.csv", patientsCSV(30, map[int]string{15: "123"}))
-			code, stdout, stderr := fx.run(t.Context(), "waitlist", "--waitlist", list, "-f", file, "--batch-size", "10")
-			if code != 1 {
-				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-			}
-			for _, want := range []string{"batch 2 (rows 11–20) was refused: HTTP 400 IMPORT_HAS_ERRORS", "1 row of batch 2 is listed",
-				"rows 1–10 were answered", "--skip-invalid"} {
-				if !strings.Contains(stderr, want) {
-					t.Errorf("stderr lacks %q:\n%s", want, stderr)
-				}
-			}
-			if !strings.Contains(stdout, "Stopped after 10 of 30 rows") {
-				t.Errorf("summary:\n%s", stdout)
-			}
-			rows := readResultFile(t, filepath.Join(fx.dir, "patients.results.csv"))
-			if len(rows) != 30 || !sameCounts(statusCounts(rows, "status"), map[string]int{"will_create_client": 10, "refused": 9, "error": 1, "not_sent": 10}) ||
-				rows[14]["status"] != "error" || !strings.Contains(rows[14]["errors"], "phone") ||
-				!strings.Contains(rows[10]["errors"], "not written: batch refused (IMPORT_HAS_ERRORS)") {
-				t.Fatalf("results %v", statusCounts(rows, "status"))
-			}
-			if n := fx.count("waitlist_entries", ""); n != 10 {
-				t.Errorf("%d entries after the refused batch, want the first batch's 10", n)
-			}
-
-			code, stdout, stderr = fx.run(t.Context(), "waitlist", "--waitlist", list, "-f", file, "--batch-size", "10", "--skip-invalid", "--json")
-			sum := decodeSummary(t, stdout)
-			if code != 0 || !sameCounts(sum.Statuses, map[string]int{"already_waiting": 10, "will_create_client": 19, "error": 1}) {
-				t.Errorf("with --skip-invalid: exit %d %+v\n%s", code, sum, stderr)
-			}
-			if n := fx.count("waitlist_entries", ""); n != 29 {
-				t.Errorf("%d entries, want 29", n)
 			}
 		})
 	}

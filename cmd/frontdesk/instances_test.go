@@ -3,238 +3,20 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
-	"fmt"
 	"hash/fnv"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
-	"github.com/frontdesk/frontdesk/internal/outbound"
 )
-
-var faultTrials = flag.Int("fault-trials", 1, "rounds of the concurrency and several-instance fault tests (the long version uses 50)")
-
-const (
-	acmeNode   = "0b7d6c52-5a52-4c1e-9a57-6f4a0f1f3a01"
-	ingestPath = "/api/v2/public/leadflow/ingest/" + acmeNode + "/batch"
-)
-
-// startServe starts `frontdesk serve` in a child process with extra flags
-// (the job worker runs unless they say --worker=false) and stops it when the
-// test ends.
-func startServe(t *testing.T, dsn, addr string, extra ...string) *exec.Cmd {
-	t.Helper()
-	return startServeEnv(t, dsn, addr, nil, extra...)
-}
-
-// startServeEnv is startServe with variables ("NAME=value") added to the
-// child's environment, which is otherwise the test process's with private
-// targets allowed (the tests' receivers listen on loopback).
-func startServeEnv(t *testing.T, dsn, addr string, env []string, extra ...string) *exec.Cmd {
-	t.Helper()
-	args := append([]string{"serve", "--db", dsn, "--addr", addr}, extra...)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(append(os.Environ(), outbound.EnvAllowPrivate+"=true"), env...), "FRONTDESK_CHILD_ARGS="+strings.Join(args, "\x1f"))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	})
-	for i := 0; i < 400; i++ {
-		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
-			resp.Body.Close()
-			return cmd
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	t.Fatal("child server did not start")
-	return nil
-}
-
-// sent is one batch request and its answer.
-type sent struct {
-	kind       string // "waitlist" or "ingest"
-	server     int
-	phones     []string
-	status     int
-	body       map[string]any
-	start, end time.Time
-}
-
-// phoneSet returns the E.164 phones [from, to) of a set: Spanish mobile
-// numbers 6<set, 3 digits><i, 5 digits>, so sets never share a number. Sets
-// start at 100: the fixture's clients are 600...
-func phoneSet(set, from, to int) []string {
-	var out []string
-	for i := from; i < to; i++ {
-		out = append(out, fmt.Sprintf("+346%03d%05d", set, i))
-	}
-	return out
-}
-
-// setPrefix is the LIKE pattern of a set's national numbers.
-func setPrefix(set int) string { return fmt.Sprintf("6%03d%%", set) }
-
-func waitlistBody(listID, serviceID int64, phones []string) []byte {
-	rows := make([]map[string]any, len(phones))
-	for i, p := range phones {
-		rows[i] = map[string]any{"phone": p, "first_name": "Overlap", "service_ids": []int64{serviceID}}
-	}
-	b, _ := json.Marshal(map[string]any{"waitlist_id": listID, "entries": rows})
-	return b
-}
-
-func ingestBody(phones []string) []byte {
-	rows := make([]map[string]any, len(phones))
-	for i, p := range phones {
-		rows[i] = map[string]any{"phone_number": p, "first_name": "Overlap", "external_id": p}
-	}
-	b, _ := json.Marshal(map[string]any{"clients": rows})
-	return b
-}
-
-// Concurrent waiting-list and ingest batches with overlapping phones, from
-// several goroutines against one server and, on PostgreSQL, against two
-// server processes on one database: every request succeeds (no deadlock or
-// unique-key race surfaces as a 500), no client is duplicated, no row is
-// lost, and the answers account for every client and entry written.
-func TestConcurrentBatchesOverlappingPhones(t *testing.T) {
-	for _, e := range []db.Engine{db.SQLite, db.Postgres} {
-		t.Run(string(e), func(t *testing.T) {
-			servers := 1
-			if e == db.Postgres {
-				servers = 2
-			}
-			dsn := dbtest.DSN(t, e)
-			ids := applyAcme(t, dsn)
-			listID, serviceID := ids.Waitlists["main"], ids.Services["cleaning"]
-			store, err := db.Open(context.Background(), dsn, db.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer store.Close()
-			var addrs []string
-			for i := 0; i < servers; i++ {
-				addrs = append(addrs, freeAddr(t))
-				startServe(t, dsn, addrs[i], "--worker=false")
-			}
-			for round := 0; round < *faultTrials; round++ {
-				overlapRound(t, store, addrs, listID, serviceID, round)
-			}
-		})
-	}
-}
-
-func overlapRound(t *testing.T, store *db.DB, addrs []string, listID, serviceID int64, round int) {
-	t.Helper()
-	ctx := context.Background()
-	// Four goroutines, two batches each, windows of 150 phones sliding over
-	// a pool of 300: every phone is sent by two to four batches, waiting-list
-	// and ingest ones alike, in a random order.
-	var (
-		wg  sync.WaitGroup
-		mu  sync.Mutex
-		all []*sent
-	)
-	for g := 0; g < 4; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := 0; k < 2; k++ {
-				from := (g*50 + k*25 + rand.IntN(10)) % 150
-				s := &sent{kind: "waitlist", server: (g + k) % len(addrs), phones: phoneSet(100+round, from, from+150)}
-				body, path := waitlistBody(listID, serviceID, s.phones), waitlistBatchPath
-				if g%2 == 1 {
-					s.kind, body, path = "ingest", ingestBody(s.phones), ingestPath
-				}
-				var err error
-				s.start = time.Now()
-				s.status, s.body, err = post(addrs[s.server], path, body)
-				s.end = time.Now()
-				if err != nil {
-					t.Errorf("%s batch: %v", s.kind, err)
-				}
-				mu.Lock()
-				all = append(all, s)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-
-	prefix := setPrefix(100 + round)
-	waitlistPhones, ingestPhones, everyPhone := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	reportedClients, reportedEntries := 0, 0
-	for _, s := range all {
-		if s.status != 200 {
-			t.Fatalf("round %d: %s batch on server %d answered %d: %v", round, s.kind, s.server, s.status, s.body)
-		}
-		for _, p := range s.phones {
-			everyPhone[p] = true
-			if s.kind == "waitlist" {
-				waitlistPhones[p] = true
-			} else {
-				ingestPhones[p] = true
-			}
-		}
-		if s.kind == "waitlist" {
-			data := s.body["data"].(map[string]any)
-			reportedClients += int(data["clients_created"].(float64))
-			reportedEntries += int(data["entries_created"].(float64))
-			if n := summaryOf(s.body, "error"); n != 0 {
-				t.Errorf("round %d: %d waiting-list rows failed: %v", round, n, data["summary"])
-			}
-		} else {
-			sum := s.body["summary"].(map[string]any)
-			reportedClients += int(sum["created"].(float64))
-			if sum["failed"].(float64) != 0 {
-				t.Errorf("round %d: ingest rows failed: %v", round, sum)
-			}
-		}
-	}
-
-	dups := 0
-	rows, err := store.Query(ctx, `SELECT phone_national, COUNT(*) FROM clients WHERE phone_national IS NOT NULL GROUP BY phone_national HAVING COUNT(*) > 1`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var p string
-		var n int
-		rows.Scan(&p, &n)
-		t.Errorf("round %d: phone %s is held by %d clients", round, p, n)
-		dups++
-	}
-	rows.Close()
-	var clients, entries, cards int
-	store.QueryRow(ctx, `SELECT COUNT(*) FROM clients WHERE phone_national LIKE ?`, prefix).Scan(&clients)
-	store.QueryRow(ctx, `SELECT COUNT(*) FROM waitlist_entries w JOIN clients c ON c.id = w.client_id
-		WHERE c.phone_national LIKE ? AND w.status = 'waiting' AND w.service_id = ?`, prefix, serviceID).Scan(&entries)
-	store.QueryRow(ctx, `SELECT COUNT(*) FROM cards k JOIN clients c ON c.id = k.client_id
-		WHERE c.phone_national LIKE ? AND k.status = 'active'`, prefix).Scan(&cards)
-	if clients != len(everyPhone) || entries != len(waitlistPhones) || cards != len(ingestPhones) {
-		t.Errorf("round %d: %d clients for %d phones, %d entries for %d waiting-list phones, %d cards for %d ingested phones",
-			round, clients, len(everyPhone), entries, len(waitlistPhones), cards, len(ingestPhones))
-	}
-	if reportedClients != clients || reportedEntries != entries {
-		t.Errorf("round %d: the answers report %d clients and %d entries created; %d and %d are stored", round, reportedClients, reportedEntries, clients, entries)
-	}
-	t.Logf("round %d: %d batches on %d server(s), %d clients, %d entries, %d cards", round, len(all), len(addrs), clients, entries, cards)
-}
 
 // Two `frontdesk serve` on one PostgreSQL, both running the job worker:
 // ingest batches for one input node sent to both at once never overlap (the
@@ -474,23 +256,6 @@ func TestTwoInstancesOnePostgres(t *testing.T) {
 			t.Error("no batch ran")
 		}
 	})
-}
-
-// jobStates counts jobs by kind and status, for failure messages.
-func jobStates(store *db.DB) string {
-	rows, err := store.Query(context.Background(), `SELECT kind, status, COUNT(*), MAX(attempts) FROM jobs GROUP BY kind, status ORDER BY kind, status`)
-	if err != nil {
-		return err.Error()
-	}
-	defer rows.Close()
-	var b strings.Builder
-	for rows.Next() {
-		var kind, status string
-		var n, attempts int
-		rows.Scan(&kind, &status, &n, &attempts)
-		fmt.Fprintf(&b, "%s/%s=%d (max attempts %d) ", kind, status, n, attempts)
-	}
-	return b.String()
 }
 
 // hookCounter is a webhook receiver counting deliveries per card.

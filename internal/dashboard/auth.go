@@ -147,7 +147,7 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 	c, err := r.Cookie(loginCSRFCookie)
 	sent := r.PostForm.Get("csrf_token")
 	if err != nil || sent == "" || subtle.ConstantTimeCompare([]byte(sent), []byte(c.Value)) != 1 {
-		d.renderError(w, r, nil, http.StatusForbidden, langOf(r, nil).T("This sign-in form has expired. Reload the page and try again."))
+		d.renderError(w, r, nil, http.StatusForbidden, langOf(r, nil).Translate("This sign-in form has expired. Reload the page and try again."))
 		return
 	}
 	l := langOf(r, nil)
@@ -158,7 +158,7 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 	}
 	pw := r.PostForm.Get("password")
 	if v.Email == "" || pw == "" || len(v.Email) > maxLoginFieldLen || len(pw) > maxLoginFieldLen || len(v.Workspace) > maxLoginFieldLen {
-		v.Error = l.T("Enter your e-mail and password.")
+		v.Error = l.Translate("Enter your e-mail and password.")
 		d.renderLogin(w, r, http.StatusUnauthorized, v)
 		return
 	}
@@ -169,9 +169,9 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 	} else if wait > 0 {
 		d.logger(r.Context()).Warn("dashboard: sign-in throttled", "remote", r.RemoteAddr, "per_address", perAddress)
 		w.Header().Set("Retry-After", strconv.Itoa(ceilDiv(wait, time.Second)))
-		v.Error = l.T("Too many failed sign-ins for this e-mail from your network. Try again in %d minutes.", ceilDiv(wait, time.Minute))
+		v.Error = l.Translate("Too many failed sign-ins for this e-mail from your network. Try again in %d minutes.", ceilDiv(wait, time.Minute))
 		if perAddress {
-			v.Error = l.T("Too many failed sign-ins from your network. Try again in %d minutes.", ceilDiv(wait, time.Minute))
+			v.Error = l.Translate("Too many failed sign-ins from your network. Try again in %d minutes.", ceilDiv(wait, time.Minute))
 		}
 		d.renderLogin(w, r, http.StatusTooManyRequests, v)
 		return
@@ -331,7 +331,7 @@ func (d *Dashboard) logout(w http.ResponseWriter, r *http.Request, s *session) e
 		return err
 	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Path: Prefix, MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: isTLS(r)})
-	d.redirect(w, r, Prefix+"login", "ok", langOf(r, nil).T("You are signed out."))
+	d.redirect(w, r, Prefix+"login", "ok", langOf(r, nil).Translate("You are signed out."))
 	return nil
 }
 

@@ -11,7 +11,7 @@ import (
 
 // textArg is the index of the text argument of the dashboard's
 // translating functions and methods.
-var textArg = map[string]int{"T": 0, "TC": 1, "translate": 1, "translateIn": 2}
+var textArg = map[string]int{"Translate": 0, "TC": 1, "translate": 1, "translateIn": 2}
 
 // passesTextOn are the functions that hand a text they were given to a
 // translating function: the templates' t and tc (the templates' texts are
@@ -20,10 +20,10 @@ var textArg = map[string]int{"T": 0, "TC": 1, "translate": 1, "translateIn": 2}
 var passesTextOn = map[string]bool{"parseTemplates": true, "Err": true, "Say": true}
 
 // TestTextsAreLiterals keeps TestEveryTextHasSpanish honest: a text handed
-// to T, TC, translate or translateIn is a string literal it can read, never
-// a value built at run time (whose Spanish no test could check). Words
-// read from stored values go through the "value|…" keys (valueWord) and
-// area refusals through session.Err.
+// to Translate, TC, translate or translateIn is a string literal it can
+// read, never a value built at run time (whose Spanish no test could
+// check). Words read from stored values go through the "value|…" keys
+// (valueWord) and area refusals through session.Err.
 func TestTextsAreLiterals(t *testing.T) {
 	fset := token.NewFileSet()
 	names, _ := filepath.Glob("*.go")
@@ -37,7 +37,7 @@ func TestTextsAreLiterals(t *testing.T) {
 		}
 		for _, decl := range f.Decls {
 			fn, ok := decl.(*ast.FuncDecl)
-			if !ok || textArg[fn.Name.Name] > 0 || fn.Name.Name == "T" || passesTextOn[fn.Name.Name] {
+			if !ok || textArg[fn.Name.Name] > 0 || fn.Name.Name == "Translate" || passesTextOn[fn.Name.Name] {
 				continue
 			}
 			ast.Inspect(fn, func(n ast.Node) bool {

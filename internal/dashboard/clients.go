@@ -1,6 +1,6 @@
 package dashboard
 
-// Clients: create, the client's whole page, adding to a waiting list (issue 22, part 3).
+// Clients: create, the client's whole page, adding to a waiting list.
 
 import (
 	"encoding/json"
@@ -65,12 +65,12 @@ func (d *Dashboard) createClient(w http.ResponseWriter, r *http.Request, s *sess
 			data["Existing"] = dup
 			name := dup.ClientName
 			if name == "" {
-				name = s.T("Client %d", dup.ClientID)
+				name = s.Translate("Client %d", dup.ClientID)
 			}
 			if dup.Field == "email" {
-				data["Error"] = s.T("The e-mail %s already belongs to %s.", strings.TrimSpace(form.Email), name)
+				data["Error"] = s.Translate("The e-mail %s already belongs to %s.", strings.TrimSpace(form.Email), name)
 			} else {
-				data["Error"] = s.T("The phone %s already belongs to %s.", strings.TrimSpace(form.Phone), name)
+				data["Error"] = s.Translate("The phone %s already belongs to %s.", strings.TrimSpace(form.Phone), name)
 			}
 			data["ExistingName"] = name
 		}
@@ -80,7 +80,7 @@ func (d *Dashboard) createClient(w http.ResponseWriter, r *http.Request, s *sess
 	if err != nil {
 		return err
 	}
-	d.redirect(w, r, fmt.Sprintf("%sclients/%d", Prefix, c.ID), "ok", s.T("Client %s created.", c.Name()))
+	d.redirect(w, r, fmt.Sprintf("%sclients/%d", Prefix, c.ID), "ok", s.Translate("Client %s created.", c.Name()))
 	return nil
 }
 
@@ -153,13 +153,13 @@ func (d *Dashboard) saveClient(w http.ResponseWriter, r *http.Request, s *sessio
 		Company: f.Get("company"), Timezone: f.Get("timezone"), LeadValue: f.Get("lead_value")}
 	if raw := strings.TrimSpace(f.Get("data")); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &u.Data); err != nil || u.Data == nil {
-			return errs.New(errs.ValidationError, "%s", s.T("Custom fields must be a JSON object, e.g. {\"plan\": \"gold\"}."))
+			return errs.New(errs.ValidationError, "%s", s.Translate("Custom fields must be a JSON object, e.g. {\"plan\": \"gold\"}."))
 		}
 	}
 	if err := contact.UpdateClient(r.Context(), d.db, s.Account, id, u, d.clock.Now()); err != nil {
 		return err
 	}
-	d.redirect(w, r, fmt.Sprintf("%sclients/%d", Prefix, id), "ok", s.T("Client saved."))
+	d.redirect(w, r, fmt.Sprintf("%sclients/%d", Prefix, id), "ok", s.Translate("Client saved."))
 	return nil
 }
 
@@ -172,7 +172,7 @@ func (d *Dashboard) addTag(w http.ResponseWriter, r *http.Request, s *session) e
 	if err := contact.AddClientTag(r.Context(), d.db, s.Account, id, r.PostForm.Get("name"), d.clock.Now()); err != nil {
 		return err
 	}
-	d.redirect(w, r, fmt.Sprintf("%sclients/%d#tags", Prefix, id), "ok", s.T("Tag added."))
+	d.redirect(w, r, fmt.Sprintf("%sclients/%d#tags", Prefix, id), "ok", s.Translate("Tag added."))
 	return nil
 }
 
@@ -189,7 +189,7 @@ func (d *Dashboard) removeTag(w http.ResponseWriter, r *http.Request, s *session
 	if err := contact.RemoveClientTag(r.Context(), d.db, s.Account, id, tag); err != nil {
 		return err
 	}
-	d.redirect(w, r, fmt.Sprintf("%sclients/%d#tags", Prefix, id), "ok", s.T("Tag removed."))
+	d.redirect(w, r, fmt.Sprintf("%sclients/%d#tags", Prefix, id), "ok", s.Translate("Tag removed."))
 	return nil
 }
 
@@ -223,29 +223,29 @@ func (d *Dashboard) addToWaitlist(w http.ResponseWriter, r *http.Request, s *ses
 	for _, v := range f["service_id"] {
 		sid, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil || sid <= 0 {
-			return errs.New(errs.ValidationError, "%s", s.T("Choose the services the client waits for."))
+			return errs.New(errs.ValidationError, "%s", s.Translate("Choose the services the client waits for."))
 		}
 		req.ServiceIDs = append(req.ServiceIDs, sid)
 	}
 	if len(req.ServiceIDs) == 0 {
-		return errs.New(errs.ValidationError, "%s", s.T("Choose the services the client waits for."))
+		return errs.New(errs.ValidationError, "%s", s.Translate("Choose the services the client waits for."))
 	}
 	if v := strings.TrimSpace(f.Get("priority")); v != "" {
 		p, err := strconv.Atoi(v)
 		if err != nil || p < 0 || p > 3 {
-			return errs.New(errs.ValidationError, "%s", s.T("Choose a priority: urgent, high, normal or low."))
+			return errs.New(errs.ValidationError, "%s", s.Translate("Choose a priority: urgent, high, normal or low."))
 		}
 		req.Prefs.Priority = &p
 	}
 	if v := strings.TrimSpace(f.Get("time_preference")); v != "" {
 		if !contains(waitlist.TimePreferences, v) {
-			return errs.New(errs.ValidationError, "%s", s.T("Choose a time of day: any, morning, afternoon or evening."))
+			return errs.New(errs.ValidationError, "%s", s.Translate("Choose a time of day: any, morning, afternoon or evening."))
 		}
 		req.Prefs.TimePreference = &v
 	}
 	if v := strings.TrimSpace(f.Get("notes")); v != "" {
 		if utf8.RuneCountInString(v) > waitlist.MaxNotesLen {
-			return errs.New(errs.ValidationError, "%s", s.T("Notes may have at most %d characters.", waitlist.MaxNotesLen))
+			return errs.New(errs.ValidationError, "%s", s.Translate("Notes may have at most %d characters.", waitlist.MaxNotesLen))
 		}
 		req.Prefs.Notes = &v
 	}
@@ -268,10 +268,10 @@ func (d *Dashboard) addToWaitlist(w http.ResponseWriter, r *http.Request, s *ses
 	}
 	var msg []string
 	if len(added) > 0 {
-		msg = append(msg, s.T("Added to the waiting list for %s.", strings.Join(added, ", ")))
+		msg = append(msg, s.Translate("Added to the waiting list for %s.", strings.Join(added, ", ")))
 	}
 	if len(waiting) > 0 {
-		msg = append(msg, s.T("Already waiting for %s: the entry keeps its place and takes the preferences sent.", strings.Join(waiting, ", ")))
+		msg = append(msg, s.Translate("Already waiting for %s: the entry keeps its place and takes the preferences sent.", strings.Join(waiting, ", ")))
 	}
 	d.redirect(w, r, back, "ok", strings.Join(msg, " "))
 	return nil
@@ -283,13 +283,13 @@ func (d *Dashboard) addToWaitlist(w http.ResponseWriter, r *http.Request, s *ses
 func waitlistRefusal(s *session, e *errs.Error) string {
 	switch e.Code {
 	case errs.WaitlistInactive:
-		return s.T("That waiting list is paused: entries cannot be added to it.")
+		return s.Translate("That waiting list is paused: entries cannot be added to it.")
 	case errs.ServiceNotInWaitlist:
-		return s.T("That waiting list does not hold this service: choose another list, or let each service go to the list that holds it.")
+		return s.Translate("That waiting list does not hold this service: choose another list, or let each service go to the list that holds it.")
 	case errs.NoActiveWaitlist:
-		return s.T("No active waiting list holds this service.")
+		return s.Translate("No active waiting list holds this service.")
 	case errs.ServiceNotFound:
-		return s.T("That service does not exist or is no longer offered.")
+		return s.Translate("That service does not exist or is no longer offered.")
 	}
 	return s.Err(e)
 }

@@ -187,7 +187,7 @@ func (d *Dashboard) action(pattern string, h handler) {
 			return
 		}
 		if !s.csrfOK(r.PostForm.Get("csrf_token")) {
-			d.renderError(w, r, s, http.StatusForbidden, langOf(r, s).T("This form has expired or did not come from this dashboard. Reload the page and try again."))
+			d.renderError(w, r, s, http.StatusForbidden, langOf(r, s).Translate("This form has expired or did not come from this dashboard. Reload the page and try again."))
 			return
 		}
 		if err := h(w, r, s); err != nil {
@@ -210,7 +210,7 @@ func (d *Dashboard) ownerAction(pattern string, h handler) { d.action(pattern, o
 func ownerOnly(d *Dashboard, h handler) handler {
 	return func(w http.ResponseWriter, r *http.Request, s *session) error {
 		if !s.IsOwner() {
-			d.renderError(w, r, s, http.StatusForbidden, s.T("Only the account's owners can change its settings."))
+			d.renderError(w, r, s, http.StatusForbidden, s.Translate("Only the account's owners can change its settings."))
 			return nil
 		}
 		return h(w, r, s)
@@ -235,20 +235,20 @@ func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, s *session, err
 	var e *errs.Error
 	switch {
 	case errors.As(err, &e) && e.Code == errs.NotFound:
-		d.renderError(w, r, s, http.StatusNotFound, langOf(r, s).T("Not found. It may have been removed, or it belongs to another workspace."))
+		d.renderError(w, r, s, http.StatusNotFound, langOf(r, s).Translate("Not found. It may have been removed, or it belongs to another workspace."))
 	case errors.As(err, &e):
 		d.renderError(w, r, s, http.StatusBadRequest, langOf(r, s).Err(e))
 	case db.IsNoRows(err):
-		d.renderError(w, r, s, http.StatusNotFound, langOf(r, s).T("Not found. It may have been removed, or it belongs to another workspace."))
+		d.renderError(w, r, s, http.StatusNotFound, langOf(r, s).Translate("Not found. It may have been removed, or it belongs to another workspace."))
 	default:
 		d.logger(r.Context()).Error("dashboard", "path", r.URL.Path, "err", err)
-		d.renderError(w, r, s, http.StatusInternalServerError, langOf(r, s).T("Something went wrong on our side. Try again in a moment."))
+		d.renderError(w, r, s, http.StatusInternalServerError, langOf(r, s).Translate("Something went wrong on our side. Try again in a moment."))
 	}
 }
 
 func (d *Dashboard) notFoundPage(w http.ResponseWriter, r *http.Request) {
 	s, _ := d.currentSession(r)
-	d.renderError(w, r, s, http.StatusNotFound, langOf(r, s).T("There is no such page."))
+	d.renderError(w, r, s, http.StatusNotFound, langOf(r, s).Translate("There is no such page."))
 }
 
 func (d *Dashboard) renderError(w http.ResponseWriter, r *http.Request, s *session, status int, msg string) {

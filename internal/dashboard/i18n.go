@@ -2,11 +2,12 @@ package dashboard
 
 // The dashboard speaks Spanish and English: the user's own choice, else the
 // account's language (account.Session.Language). Templates write English
-// text through the template function t and handlers through session.T; the
-// other languages' texts live in the product's catalogue (package locale:
-// one file per language, keyed by the English text). TestEveryTextHasSpanish reads the sources to prove no
-// text is missing from es.toml. Dates and times are shown in the account's
-// zone with the language's day and month names.
+// text through the template function t and handlers through
+// session.Translate; the other languages' texts live in the product's
+// catalogue (package locale: one file per language, keyed by the English
+// text). TestEveryTextHasSpanish reads the sources to prove no text is
+// missing from es.toml. Dates and times are shown in the account's zone
+// with the language's day and month names.
 
 import (
 	"fmt"
@@ -78,9 +79,9 @@ func translateIn(lang, context, text string, args ...any) string {
 	return text
 }
 
-// T translates a handler's text (a flash message, an error page) into the
-// user's language.
-func (s *session) T(text string, args ...any) string {
+// Translate translates a handler's text (a flash message, an error page)
+// into the user's language.
+func (s *session) Translate(text string, args ...any) string {
 	lang := "es"
 	if s != nil {
 		lang = s.Lang
@@ -88,12 +89,12 @@ func (s *session) T(text string, args ...any) string {
 	return translate(lang, text, args...)
 }
 
-// lang is a language code with the translator's T method, for pages shown
-// with or without a session.
+// lang is a language code with the translator's Translate method, for pages
+// shown with or without a session.
 type lang string
 
-// T translates text (and formats it with args) into l.
-func (l lang) T(text string, args ...any) string { return translate(string(l), text, args...) }
+// Translate translates text (and formats it with args) into l.
+func (l lang) Translate(text string, args ...any) string { return translate(string(l), text, args...) }
 
 // TC translates text said in a context (see translateIn).
 func (l lang) TC(context, text string, args ...any) string {

@@ -17,10 +17,10 @@ import (
 )
 
 // The texts the sources hand to the translator: {{t "…"}} in templates,
-// s.T("…") in handlers, and page titles given to render.
+// s.Translate("…") in handlers, and page titles given to render.
 var (
 	templateText = regexp.MustCompile(`\{\{-?\s*t\s+("(?:[^"\\]|\\.)*")`)
-	handlerText  = regexp.MustCompile(`\.T\(("(?:[^"\\]|\\.)*")`)
+	handlerText  = regexp.MustCompile(`\.Translate\(("(?:[^"\\]|\\.)*")`)
 	titleText    = regexp.MustCompile(`d\.render\(w, r, s, [^,]+, "[a-z_]+", ("(?:[^"\\]|\\.)*")`)
 	// {{tc "context" "text"}} and s.TC("context", "text"): the Spanish is
 	// under "context|text".

@@ -1,7 +1,7 @@
 package dashboard
 
 // Inbox: unread conversations, assignment, status, replies through the
-// conversation's channel (issue 22, part 4). The rules live in chat
+// conversation's channel (docs/api-notes.md, "The dashboard"). The rules live in chat
 // (unread, assignment, status) and relay (a reply joins the conversation
 // and leaves through the outbox); these handlers read forms and render.
 
@@ -31,11 +31,11 @@ func conversationBack(r *http.Request, id int64) string {
 // statusLabels are the conversation statuses in the user's language.
 func statusLabels(s *session) map[string]string {
 	return map[string]string{
-		"new":            s.T("New"),
-		"ai_handling":    s.T("AI handling"),
-		"human_handling": s.T("Team handling"),
-		"resolved":       s.T("Resolved"),
-		"expired":        s.T("Expired"),
+		"new":            s.Translate("New"),
+		"ai_handling":    s.Translate("AI handling"),
+		"human_handling": s.Translate("Team handling"),
+		"resolved":       s.Translate("Resolved"),
+		"expired":        s.Translate("Expired"),
 	}
 }
 
@@ -97,7 +97,7 @@ func (d *Dashboard) inboxPage(w http.ResponseWriter, r *http.Request, s *session
 	// The view tabs keep the other filters; the page starts over.
 	var tabs []inboxTab
 	for _, t := range []struct{ show, label string }{
-		{chat.ShowAll, s.T("All")}, {chat.ShowUnread, s.T("Unread (%d)", unread)}, {chat.ShowMine, s.T("Assigned to me")}, {chat.ShowUnassigned, s.T("Unassigned")},
+		{chat.ShowAll, s.Translate("All")}, {chat.ShowUnread, s.Translate("Unread (%d)", unread)}, {chat.ShowMine, s.Translate("Assigned to me")}, {chat.ShowUnassigned, s.Translate("Unassigned")},
 	} {
 		v := r.URL.Query()
 		v.Del("page")
@@ -151,7 +151,7 @@ func (d *Dashboard) conversationPage(w http.ResponseWriter, r *http.Request, s *
 	if conv.Client != nil && conv.Client.Name != "" {
 		title = conv.Client.Name
 	}
-	d.render(w, r, s, http.StatusOK, "conversation", s.T("Conversation with %s", title), "conversations", map[string]any{
+	d.render(w, r, s, http.StatusOK, "conversation", s.Translate("Conversation with %s", title), "conversations", map[string]any{
 		"ID": id, "Conv": conv, "Who": title, "Page": msgs, "Deliveries": deliveries, "Team": team, "Statuses": chat.InboxStatuses, "StatusLabels": statusLabels(s),
 		"Nonce": randomToken(), "MaxReply": chat.MaxReplyLength, "Back": fmt.Sprintf("%sconversations/%d", Prefix, id),
 	})
@@ -168,22 +168,22 @@ func (d *Dashboard) assignConversation(w http.ResponseWriter, r *http.Request, s
 	var userID int64
 	if v := strings.TrimSpace(r.PostForm.Get("user_id")); v != "" && v != "0" {
 		if userID, err = strconv.ParseInt(v, 10, 64); err != nil || userID <= 0 {
-			return errs.New(errs.ValidationError, "%s", s.T("Choose a team member."))
+			return errs.New(errs.ValidationError, "%s", s.Translate("Choose a team member."))
 		}
 	}
 	if err := chat.Assign(r.Context(), d.db, s.Account, id, userID); err != nil {
 		if errs.Is(err, errs.ValidationError) {
-			return errs.New(errs.ValidationError, "%s", s.T("That person is not an active member of this team."))
+			return errs.New(errs.ValidationError, "%s", s.Translate("That person is not an active member of this team."))
 		}
 		return err
 	}
-	msg := s.T("Nobody is assigned to the conversation now.")
+	msg := s.Translate("Nobody is assigned to the conversation now.")
 	switch userID {
 	case 0:
 	case s.UserID:
-		msg = s.T("The conversation is assigned to you.")
+		msg = s.Translate("The conversation is assigned to you.")
 	default:
-		msg = s.T("Conversation assigned.")
+		msg = s.Translate("Conversation assigned.")
 	}
 	d.redirect(w, r, conversationBack(r, id), "ok", msg)
 	return nil
@@ -202,12 +202,12 @@ func (d *Dashboard) setConversationStatus(w http.ResponseWriter, r *http.Request
 		if _, err := chat.InboxConversation(r.Context(), d.db, s.Account, id); err != nil {
 			return err
 		}
-		return errs.New(errs.ValidationError, "%s", s.T("Choose a status."))
+		return errs.New(errs.ValidationError, "%s", s.Translate("Choose a status."))
 	}
 	if _, err := chat.UpdateConversation(r.Context(), d.db, s.Account, id, chat.Change{Status: &status}, d.clock.Now()); err != nil {
 		return err
 	}
-	d.redirect(w, r, conversationBack(r, id), "ok", s.T("Status changed to %s.", statusLabels(s)[status]))
+	d.redirect(w, r, conversationBack(r, id), "ok", s.Translate("Status changed to %s.", statusLabels(s)[status]))
 	return nil
 }
 
@@ -230,10 +230,10 @@ func (d *Dashboard) replyToConversation(w http.ResponseWriter, r *http.Request, 
 		return err
 	}
 	if res.Repeat {
-		d.redirect(w, r, back, "ok", s.T("This reply was already sent; it was not sent again."))
+		d.redirect(w, r, back, "ok", s.Translate("This reply was already sent; it was not sent again."))
 		return nil
 	}
-	d.redirect(w, r, back, "ok", s.T("Reply sent: it is on its way to the client."))
+	d.redirect(w, r, back, "ok", s.Translate("Reply sent: it is on its way to the client."))
 	return nil
 }
 
@@ -242,21 +242,21 @@ func (d *Dashboard) replyToConversation(w http.ResponseWriter, r *http.Request, 
 func replyRefusal(s *session, err error) string {
 	switch relay.ReplyReason(err) {
 	case relay.ReasonNoChannel:
-		return s.T("This conversation did not come through a messaging channel, so the client cannot be reached from here. Nothing was sent.")
+		return s.Translate("This conversation did not come through a messaging channel, so the client cannot be reached from here. Nothing was sent.")
 	case relay.ReasonInactive:
-		return s.T("The conversation's channel is inactive. Nothing was sent.")
+		return s.Translate("The conversation's channel is inactive. Nothing was sent.")
 	case relay.ReasonOptedOut:
-		return s.T("The client opted out of this channel (they replied STOP). Nothing was sent.")
+		return s.Translate("The client opted out of this channel (they replied STOP). Nothing was sent.")
 	case relay.ReasonNoRecipient:
-		return s.T("There is no address to reply to on this channel. Nothing was sent.")
+		return s.Translate("There is no address to reply to on this channel. Nothing was sent.")
 	case relay.ReasonEmpty:
-		return s.T("Write a message first.")
+		return s.Translate("Write a message first.")
 	case relay.ReasonTooLong:
-		return s.T("The message is too long: at most %d characters.", chat.MaxReplyLength)
+		return s.Translate("The message is too long: at most %d characters.", chat.MaxReplyLength)
 	case relay.ReasonNonce:
-		return s.T("This form has expired. Reload the page and try again.")
+		return s.Translate("This form has expired. Reload the page and try again.")
 	case relay.ReasonAlreadyRunning:
-		return s.T("This reply was already sent; it was not sent again.")
+		return s.Translate("This reply was already sent; it was not sent again.")
 	}
 	return ""
 }
@@ -278,15 +278,15 @@ func (d *Dashboard) replyDeliveries(r *http.Request, s *session, msgs []chat.Mes
 	for id, dl := range got {
 		switch dl.Status {
 		case "pending", "running":
-			out[id] = s.T("Queued for sending")
+			out[id] = s.Translate("Queued for sending")
 		case "sent":
-			out[id] = s.T("Sent")
+			out[id] = s.Translate("Sent")
 		case "delivered":
-			out[id] = s.T("Delivered")
+			out[id] = s.Translate("Delivered")
 		case "read":
-			out[id] = s.T("Read by the client")
+			out[id] = s.Translate("Read by the client")
 		case "failed", "suppressed", "cancelled":
-			out[id] = s.T("Not sent: %s", dl.Error)
+			out[id] = s.Translate("Not sent: %s", dl.Error)
 		default:
 			out[id] = dl.Status
 		}

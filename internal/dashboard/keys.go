@@ -103,6 +103,6 @@ func (d *Dashboard) revokeKey(w http.ResponseWriter, r *http.Request, s *session
 		return err
 	}
 	d.logger(r.Context()).Info("dashboard: API key revoked", "account_id", s.Account.ID, "user_id", s.UserID, "name", name)
-	d.redirect(w, r, Prefix+"keys", "ok", s.T("Key “%s” revoked. Requests with it are refused within a second.", name))
+	d.redirect(w, r, Prefix+"keys", "ok", s.Translate("Key “%s” revoked. Requests with it are refused within a second.", name))
 	return nil
 }

@@ -282,7 +282,7 @@ func (d *Dashboard) reschedule(w http.ResponseWriter, r *http.Request, s *sessio
 		to = fmt.Sprintf("%stoday?date=%s#appt-%d", Prefix, a.StartAt.In(loc).Format("2006-01-02"), a.ID)
 	}
 	d.redirect(w, r, to, "ok",
-		s.T("Appointment of %s moved to %s with %s.", a.ClientName, formatTime(s.Lang, a.StartAt.In(loc), "Mon 2 Jan 15:04"), a.ProfessionalName))
+		s.Translate("Appointment of %s moved to %s with %s.", a.ClientName, formatTime(s.Lang, a.StartAt.In(loc), "Mon 2 Jan 15:04"), a.ProfessionalName))
 	return nil
 }
 
@@ -295,7 +295,7 @@ func (d *Dashboard) cancelAppointment(w http.ResponseWriter, r *http.Request, s 
 	if err := calendar.CancelAppointment(r.Context(), d.db, s.Account, id, d.clock.Now()); err != nil {
 		return err
 	}
-	d.redirect(w, r, backTo(r, Prefix+"calendar"), "ok", s.T("Appointment cancelled; its pending reminders are withdrawn."))
+	d.redirect(w, r, backTo(r, Prefix+"calendar"), "ok", s.Translate("Appointment cancelled; its pending reminders are withdrawn."))
 	return nil
 }
 

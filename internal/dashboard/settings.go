@@ -1,8 +1,7 @@
 package dashboard
 
 // Settings (owners only): the catalogue — services, professionals with
-// working hours and time off, event types, waiting-list schedules (issue 22,
-// part 5). The rules and the SQL are calendar's (catalog_admin.go,
+// working hours and time off, event types, waiting-list schedules. The rules and the SQL are calendar's (catalog_admin.go,
 // professionals_admin.go) and waitlist's (schedule_admin.go); a handler
 // reads the form, runs the change and its audit entry in one transaction
 // (change) and goes back with a message. A form that changes nothing writes
@@ -55,7 +54,7 @@ func formIDs(s *session, r *http.Request, name string) ([]int64, error) {
 	for _, v := range r.PostForm[name] {
 		id, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil || id <= 0 {
-			return nil, errs.New(errs.ValidationError, "%s", s.T("The form sent an id that is not a number. Reload the page and try again."))
+			return nil, errs.New(errs.ValidationError, "%s", s.Translate("The form sent an id that is not a number. Reload the page and try again."))
 		}
 		out = append(out, id)
 	}

@@ -20,7 +20,7 @@ func (d *Dashboard) auditPage(w http.ResponseWriter, r *http.Request, s *session
 	if v := r.URL.Query().Get("before"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n <= 0 {
-			return errs.New(errs.ValidationError, "%s", s.T("The page address is not valid."))
+			return errs.New(errs.ValidationError, "%s", s.Translate("The page address is not valid."))
 		}
 		before = n
 	}

@@ -35,7 +35,7 @@ func (d *Dashboard) createEventType(w http.ResponseWriter, r *http.Request, s *s
 	}); err != nil {
 		return err
 	}
-	d.redirect(w, r, Prefix+"settings/event-types", "ok", s.T("Event type created. Offer it on a service's page."))
+	d.redirect(w, r, Prefix+"settings/event-types", "ok", s.Translate("Event type created. Offer it on a service's page."))
 	return nil
 }
 

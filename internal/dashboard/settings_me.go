@@ -24,7 +24,7 @@ func (d *Dashboard) mePage(w http.ResponseWriter, r *http.Request, s *session) e
 func (d *Dashboard) saveMe(w http.ResponseWriter, r *http.Request, s *session) error {
 	lang := r.PostForm.Get("language")
 	if !slices.Contains([]string{"", "es", "en"}, lang) {
-		return errs.New(errs.ValidationError, "%s", s.T("Choose Español, English or the account's language."))
+		return errs.New(errs.ValidationError, "%s", s.Translate("Choose Español, English or the account's language."))
 	}
 	if err := account.SetLanguage(r.Context(), d.db, s.Account, s.UserID, lang); err != nil {
 		return err

@@ -50,6 +50,6 @@ func (d *Dashboard) saveNotifications(w http.ResponseWriter, r *http.Request, s 
 	if err != nil {
 		return localize(s, err)
 	}
-	d.redirect(w, r, Prefix+"settings/notifications", "ok", s.T("Notification settings saved. They apply to bookings made from now on."))
+	d.redirect(w, r, Prefix+"settings/notifications", "ok", s.Translate("Notification settings saved. They apply to bookings made from now on."))
 	return nil
 }

@@ -50,7 +50,7 @@ func (d *Dashboard) createProfessional(w http.ResponseWriter, r *http.Request, s
 	}); err != nil {
 		return err
 	}
-	d.redirect(w, r, Prefix+"settings/professionals/"+idString(id), "ok", s.T("Professional added. Give them working hours, then choose their services on each service's page."))
+	d.redirect(w, r, Prefix+"settings/professionals/"+idString(id), "ok", s.Translate("Professional added. Give them working hours, then choose their services on each service's page."))
 	return nil
 }
 
@@ -60,8 +60,8 @@ type dayRow struct {
 }
 
 func dayRows(s *session, p calendar.ProfessionalDetail) []dayRow {
-	labels := map[string]string{"mon": s.T("Monday"), "tue": s.T("Tuesday"), "wed": s.T("Wednesday"), "thu": s.T("Thursday"),
-		"fri": s.T("Friday"), "sat": s.T("Saturday"), "sun": s.T("Sunday")}
+	labels := map[string]string{"mon": s.Translate("Monday"), "tue": s.Translate("Tuesday"), "wed": s.Translate("Wednesday"), "thu": s.Translate("Thursday"),
+		"fri": s.Translate("Friday"), "sat": s.Translate("Saturday"), "sun": s.Translate("Sunday")}
 	out := make([]dayRow, 0, 7)
 	for _, k := range calendar.Weekdays {
 		out = append(out, dayRow{Key: k, Label: labels[k], Text: p.HoursText(k)})
@@ -153,7 +153,7 @@ func (d *Dashboard) addTimeOff(w http.ResponseWriter, r *http.Request, s *sessio
 	if day := strings.TrimSpace(r.PostForm.Get("day")); day != "" {
 		t, ok := calendar.ParseDate(day, loc)
 		if !ok {
-			return errs.New(errs.ValidationError, "%s", s.T("The day must be a date (YYYY-MM-DD)."))
+			return errs.New(errs.ValidationError, "%s", s.Translate("The day must be a date (YYYY-MM-DD)."))
 		}
 		from, to = t, t.AddDate(0, 0, 1)
 	} else {
@@ -164,7 +164,7 @@ func (d *Dashboard) addTimeOff(w http.ResponseWriter, r *http.Request, s *sessio
 			raw := strings.TrimSpace(r.PostForm.Get(f.name))
 			t, err := time.ParseInLocation("2006-01-02T15:04", raw, loc)
 			if err != nil {
-				return errs.New(errs.ValidationError, "%s", s.T("Give the time off a start and an end (date and time)."))
+				return errs.New(errs.ValidationError, "%s", s.Translate("Give the time off a start and an end (date and time)."))
 			}
 			*f.dst = t
 		}
@@ -175,7 +175,7 @@ func (d *Dashboard) addTimeOff(w http.ResponseWriter, r *http.Request, s *sessio
 	}); err != nil {
 		return err
 	}
-	d.professionalBack(w, r, id, s.T("Time off added."))
+	d.professionalBack(w, r, id, s.Translate("Time off added."))
 	return nil
 }
 
@@ -192,6 +192,6 @@ func (d *Dashboard) removeTimeOff(w http.ResponseWriter, r *http.Request, s *ses
 	}); err != nil {
 		return err
 	}
-	d.professionalBack(w, r, id, s.T("Time off removed."))
+	d.professionalBack(w, r, id, s.Translate("Time off removed."))
 	return nil
 }

@@ -45,7 +45,7 @@ func (d *Dashboard) servicesSettings(w http.ResponseWriter, r *http.Request, s *
 }
 
 func serviceInput(s *session, r *http.Request) (calendar.ServiceInput, error) {
-	dur, err := formInt(s, r, "duration", s.T("The duration must be a whole number of minutes."))
+	dur, err := formInt(s, r, "duration", s.Translate("The duration must be a whole number of minutes."))
 	return calendar.ServiceInput{Name: r.PostForm.Get("name"), Color: r.PostForm.Get("color"), DurationMinutes: dur, Active: formBool(r, "active")}, err
 }
 
@@ -64,7 +64,7 @@ func (d *Dashboard) createService(w http.ResponseWriter, r *http.Request, s *ses
 	}); err != nil {
 		return err
 	}
-	d.redirect(w, r, Prefix+"settings/services/"+idString(id), "ok", s.T("Service created. Choose who offers it and its event types: it is bookable once it has both."))
+	d.redirect(w, r, Prefix+"settings/services/"+idString(id), "ok", s.Translate("Service created. Choose who offers it and its event types: it is bookable once it has both."))
 	return nil
 }
 
@@ -139,7 +139,7 @@ func (d *Dashboard) saveService(w http.ResponseWriter, r *http.Request, s *sessi
 
 func savedMessage(s *session, changed bool) string {
 	if changed {
-		return s.T("Saved.")
+		return s.Translate("Saved.")
 	}
-	return s.T("Nothing changed.")
+	return s.Translate("Nothing changed.")
 }

@@ -82,7 +82,7 @@ func (d *Dashboard) withdrawInvitation(w http.ResponseWriter, r *http.Request, s
 	if err != nil {
 		return localize(s, err)
 	}
-	d.redirect(w, r, Prefix+"settings/team", "ok", s.T("Invitation withdrawn: its link no longer works."))
+	d.redirect(w, r, Prefix+"settings/team", "ok", s.Translate("Invitation withdrawn: its link no longer works."))
 	return nil
 }
 
@@ -104,7 +104,7 @@ func (d *Dashboard) changeRole(w http.ResponseWriter, r *http.Request, s *sessio
 	if err != nil {
 		return localize(s, err)
 	}
-	d.redirect(w, r, Prefix+"settings/team", "ok", s.T("%s is now %s.", before.Name, roleWord(s, role)))
+	d.redirect(w, r, Prefix+"settings/team", "ok", s.Translate("%s is now %s.", before.Name, roleWord(s, role)))
 	return nil
 }
 
@@ -131,9 +131,9 @@ func (d *Dashboard) toggleMember(w http.ResponseWriter, r *http.Request, s *sess
 	if err != nil {
 		return localize(s, err)
 	}
-	msg := s.T("%s can no longer sign in.", m.Name)
+	msg := s.Translate("%s can no longer sign in.", m.Name)
 	if active {
-		msg = s.T("%s can sign in again.", m.Name)
+		msg = s.Translate("%s can sign in again.", m.Name)
 	}
 	d.redirect(w, r, Prefix+"settings/team", "ok", msg)
 	return nil
@@ -254,7 +254,7 @@ func (d *Dashboard) acceptInvite(w http.ResponseWriter, r *http.Request) {
 // roleWord names a team role in the user's language.
 func roleWord(s *session, role string) string {
 	if role == account.RoleOwner {
-		return s.T("owner")
+		return s.Translate("owner")
 	}
-	return s.T("staff")
+	return s.Translate("staff")
 }

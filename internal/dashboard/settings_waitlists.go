@@ -27,7 +27,7 @@ func (d *Dashboard) saveWaitlistSchedule(w http.ResponseWriter, r *http.Request,
 	if err != nil {
 		return err
 	}
-	msg := s.T("Write whole numbers in every field.")
+	msg := s.Translate("Write whole numbers in every field.")
 	horizon, err := formInt(s, r, "horizon_days", msg)
 	if err != nil {
 		return err

@@ -114,9 +114,9 @@ func (d *Dashboard) toggleWebhook(w http.ResponseWriter, r *http.Request, s *ses
 	if err != nil {
 		return localize(s, err)
 	}
-	msg := s.T("Webhook paused: it gets no new deliveries.")
+	msg := s.Translate("Webhook paused: it gets no new deliveries.")
 	if active {
-		msg = s.T("Webhook resumed.")
+		msg = s.Translate("Webhook resumed.")
 	}
 	d.redirect(w, r, backTo(r, Prefix+"settings/webhooks"), "ok", msg)
 	return nil
@@ -138,6 +138,6 @@ func (d *Dashboard) deleteWebhook(w http.ResponseWriter, r *http.Request, s *ses
 	if err != nil {
 		return localize(s, err)
 	}
-	d.redirect(w, r, Prefix+"settings/webhooks", "ok", s.T("Webhook deleted."))
+	d.redirect(w, r, Prefix+"settings/webhooks", "ok", s.Translate("Webhook deleted."))
 	return nil
 }

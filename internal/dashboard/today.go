@@ -3,7 +3,7 @@ package dashboard
 // Today: the day's grid per professional (or a professional's week), the
 // free slots of a service as "Book" links, booking from a slot, marking an
 // appointment no-show or completed, and rescheduling by picking another
-// free slot (issue 22, parts 1-2). Every rule is the calendar's: booking is
+// free slot. Every rule is the calendar's: booking is
 // calendar.Book (the API's booking, with the dashboard as source and a free
 // slot required), the outcome is calendar.MarkAppointmentStatus and the
 // move calendar.RescheduleAppointment.
@@ -41,7 +41,7 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 	if v := q.Get("date"); v != "" {
 		t, ok := calendar.ParseDate(v, loc)
 		if !ok {
-			return errs.New(errs.ValidationError, "%s", s.T("The date must be a day from %s to %s (YYYY-MM-DD).", calendar.FirstDate, calendar.LastDate))
+			return errs.New(errs.ValidationError, "%s", s.Translate("The date must be a day from %s to %s (YYYY-MM-DD).", calendar.FirstDate, calendar.LastDate))
 		}
 		day = t
 	}

@@ -77,7 +77,7 @@ func (d *Dashboard) bookingChoices(r *http.Request, s *session, f bookForm) (boo
 		return v, notFound("Professional", f.ProfessionalID)
 	}
 	if !offers {
-		return v, errs.New(errs.ValidationError, "%s", s.T("%s does not offer %s.", v.Professional.Name, v.Service.Name))
+		return v, errs.New(errs.ValidationError, "%s", s.Translate("%s does not offer %s.", v.Professional.Name, v.Service.Name))
 	}
 	return v, nil
 }
@@ -97,7 +97,7 @@ func readBookForm(r *http.Request, s *session) (bookForm, error) {
 	}
 	f.EventTypeID, _ = strconv.ParseInt(r.Form.Get("event_type_id"), 10, 64)
 	if f.Start, err = time.Parse(time.RFC3339, strings.TrimSpace(r.Form.Get("start"))); err != nil {
-		return f, errs.New(errs.ValidationError, "%s", s.T("Choose a free slot on Today to book."))
+		return f, errs.New(errs.ValidationError, "%s", s.Translate("Choose a free slot on Today to book."))
 	}
 	if f.ClientID == "" {
 		f.ClientID = "new"
@@ -162,19 +162,19 @@ func (d *Dashboard) book(w http.ResponseWriter, r *http.Request, s *session) err
 			return err
 		}
 		if c.Phone.IsZero() {
-			return d.bookRefused(w, r, s, v, errs.New(errs.ValidationError, "%s", s.T("%s has no phone number: add one on the client's page, then book.", c.Name())))
+			return d.bookRefused(w, r, s, v, errs.New(errs.ValidationError, "%s", s.Translate("%s has no phone number: add one on the client's page, then book.", c.Name())))
 		}
 		in = calendar.ClientInput{Phone: c.Phone.E164(), FirstName: c.FirstName, LastName: c.LastName}
 	} else if f.Phone == "" {
-		return d.bookRefused(w, r, s, v, errs.New(errs.ValidationError, "%s", s.T("Enter the new client's phone number, or choose an existing client.")))
+		return d.bookRefused(w, r, s, v, errs.New(errs.ValidationError, "%s", s.Translate("Enter the new client's phone number, or choose an existing client.")))
 	}
 	switch {
 	case utf8.RuneCountInString(in.FirstName) > calendar.MaxNameLen || utf8.RuneCountInString(in.LastName) > calendar.MaxNameLen:
-		return d.bookRefused(w, r, s, v, errs.New(errs.ValidationError, "%s", s.T("A name may have at most %d characters.", calendar.MaxNameLen)))
+		return d.bookRefused(w, r, s, v, errs.New(errs.ValidationError, "%s", s.Translate("A name may have at most %d characters.", calendar.MaxNameLen)))
 	case utf8.RuneCountInString(f.Notes) > calendar.MaxNotesLen:
-		return d.bookRefused(w, r, s, v, errs.New(errs.ValidationError, "%s", s.T("Notes may have at most %d characters.", calendar.MaxNotesLen)))
+		return d.bookRefused(w, r, s, v, errs.New(errs.ValidationError, "%s", s.Translate("Notes may have at most %d characters.", calendar.MaxNotesLen)))
 	case f.EventTypeID <= 0:
-		return d.bookRefused(w, r, s, v, errs.New(errs.ValidationError, "%s", s.T("Choose the type of visit.")))
+		return d.bookRefused(w, r, s, v, errs.New(errs.ValidationError, "%s", s.Translate("Choose the type of visit.")))
 	}
 	start := f.Start.In(loc)
 	end := start.Add(time.Duration(v.Service.DefaultDurationMinutes) * time.Minute)
@@ -187,9 +187,9 @@ func (d *Dashboard) book(w http.ResponseWriter, r *http.Request, s *session) err
 		return d.bookRefused(w, r, s, v, err)
 	}
 	a := b.Appointment
-	msg := s.T("Booked %s for %s on %s with %s.", a.Client.Name, a.Service.Name, formatTime(s.Lang, start, "Mon 2 Jan 15:04"), a.CalendarProfile.Name)
+	msg := s.Translate("Booked %s for %s on %s with %s.", a.Client.Name, a.Service.Name, formatTime(s.Lang, start, "Mon 2 Jan 15:04"), a.CalendarProfile.Name)
 	if b.ClientCreated {
-		msg += " " + s.T("New client created.")
+		msg += " " + s.Translate("New client created.")
 	}
 	d.redirect(w, r, fmt.Sprintf("%stoday?date=%s&service=%d#appt-%d", Prefix, start.Format("2006-01-02"), f.ServiceID, a.ID), "ok", msg)
 	return nil
@@ -204,17 +204,17 @@ func (d *Dashboard) bookRefused(w http.ResponseWriter, r *http.Request, s *sessi
 	}
 	switch {
 	case err == calendar.ErrSlotTaken:
-		v.Error = s.T("This slot is no longer free: it was booked, a waiting-list offer holds it, or it is outside working hours. Pick another slot on Today.")
+		v.Error = s.Translate("This slot is no longer free: it was booked, a waiting-list offer holds it, or it is outside working hours. Pick another slot on Today.")
 	case err == calendar.ErrSlotPast:
-		v.Error = s.T("This slot has already started. Pick another slot on Today.")
+		v.Error = s.Translate("This slot has already started. Pick another slot on Today.")
 	case e.Code == errs.InvalidPhone:
-		v.Error = s.T("The phone number %s is not valid.", v.Form.Phone)
+		v.Error = s.Translate("The phone number %s is not valid.", v.Form.Phone)
 	case e.Code == errs.NameRequired:
-		v.Error = s.T("The phone number is new: enter the client's first or last name to create the client.")
+		v.Error = s.Translate("The phone number is new: enter the client's first or last name to create the client.")
 	case e.Code == errs.EventTypeNotFound:
-		v.Error = s.T("%s is not offered with that type of visit.", v.Service.Name)
+		v.Error = s.Translate("%s is not offered with that type of visit.", v.Service.Name)
 	case e.Code == errs.ProfessionalNotFound:
-		v.Error = s.T("%s does not offer %s.", v.Professional.Name, v.Service.Name)
+		v.Error = s.Translate("%s does not offer %s.", v.Professional.Name, v.Service.Name)
 	default:
 		v.Error = s.Err(e)
 	}

@@ -25,9 +25,9 @@ func (d *Dashboard) markStatus(w http.ResponseWriter, r *http.Request, s *sessio
 		return statusRefusal(s, err)
 	}
 	when := formatTime(s.Lang, a.StartAt.In(s.Account.Location()), "Mon 2 Jan 15:04")
-	msg := s.T("Appointment of %s on %s marked completed.", a.ClientName, when)
+	msg := s.Translate("Appointment of %s on %s marked completed.", a.ClientName, when)
 	if status == calendar.StatusNoShow {
-		msg = s.T("Appointment of %s on %s marked no-show.", a.ClientName, when)
+		msg = s.Translate("Appointment of %s on %s marked no-show.", a.ClientName, when)
 	}
 	d.redirect(w, r, backTo(r, Prefix+"today"), "ok", msg)
 	return nil
@@ -38,17 +38,17 @@ func (d *Dashboard) markStatus(w http.ResponseWriter, r *http.Request, s *sessio
 func statusRefusal(s *session, err error) error {
 	var e *errs.Error
 	if err == calendar.ErrNotStarted {
-		return errs.New(errs.ValidationError, "%s", s.T("The appointment has not started yet: mark it once its start has passed."))
+		return errs.New(errs.ValidationError, "%s", s.Translate("The appointment has not started yet: mark it once its start has passed."))
 	}
 	if !errors.As(err, &e) || e.Code != errs.ValidationError {
 		return err
 	}
 	if d, ok := e.Details.(map[string]any); ok {
 		if cur, ok := d["current_status"].(string); ok {
-			return errs.New(errs.ValidationError, "%s", s.T("Only booked appointments can be marked; this one is %s.", statusWord(s, cur)))
+			return errs.New(errs.ValidationError, "%s", s.Translate("Only booked appointments can be marked; this one is %s.", statusWord(s, cur)))
 		}
 		if _, ok := d["value"]; ok {
-			return errs.New(errs.ValidationError, "%s", s.T("Choose no-show or completed."))
+			return errs.New(errs.ValidationError, "%s", s.Translate("Choose no-show or completed."))
 		}
 	}
 	return err
@@ -96,7 +96,7 @@ func (d *Dashboard) reschedulePage(w http.ResponseWriter, r *http.Request, s *se
 		return err
 	}
 	if a.Status != calendar.StatusBooked {
-		return errs.New(errs.ValidationError, "%s", s.T("Only booked appointments can be rescheduled."))
+		return errs.New(errs.ValidationError, "%s", s.Translate("Only booked appointments can be rescheduled."))
 	}
 	loc := s.Account.Location()
 	now := d.clock.Now()
@@ -104,7 +104,7 @@ func (d *Dashboard) reschedulePage(w http.ResponseWriter, r *http.Request, s *se
 		StartDate: now.In(loc).Format("2006-01-02"), Days: 7, Limit: calendar.SlotLimitMax}, now)
 	var e *errs.Error
 	if errors.As(err, &e) && e.Code == errs.ServiceNotFound {
-		return errs.New(errs.ValidationError, "%s", s.T("%s is no longer bookable: it has no free slots to move to.", a.ServiceName))
+		return errs.New(errs.ValidationError, "%s", s.Translate("%s is no longer bookable: it has no free slots to move to.", a.ServiceName))
 	}
 	if err != nil {
 		return err

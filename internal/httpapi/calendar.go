@@ -61,7 +61,7 @@ func (s *Server) handleAvailability(w http.ResponseWriter, r *http.Request) erro
 }
 
 // handleSlots handles "GET /api/v2/public/calendar/availability/slots"
-// (decisions.md §9).
+// (docs/contract.md, Free slots).
 func (s *Server) handleSlots(w http.ResponseWriter, r *http.Request) error {
 	values := r.URL.Query()
 	for _, k := range []string{"start_date", "timezone"} {
@@ -139,7 +139,7 @@ func decodeBooking(body any) (calendar.BookRequest, error) {
 }
 
 // idOrName reads KIND_id / KIND_name; sending neither is `missing` at
-// KIND_id (decisions.md §7).
+// KIND_id (docs/contract.md, Booking).
 func idOrName(o *valid.Object, kind string) (*int64, *string) {
 	_, hasID := o.Raw(kind + "_id")
 	_, hasName := o.Raw(kind + "_name")
