@@ -137,7 +137,7 @@ func (h *harness) do(method, path, key string, body any) response {
 	h.srv.ServeHTTP(rec, req)
 	res := response{Status: rec.Code, Header: rec.Header(), Raw: rec.Body.Bytes()}
 	json.Unmarshal(rec.Body.Bytes(), &res.Body)
-	checkContract(h.t, req, res) // openapi_test.go: the response must match openapi.json
+	checkContract(h.t, req, res) // contract_check_test.go: the response must match openapi.json
 	return res
 }
 
