@@ -318,6 +318,10 @@ func insertBooking(ctx context.Context, tx *db.Tx, acct account.Account, b newBo
 			Message: fmt.Sprintf("The slot was held for waiting-list entry %d until %s; the hold is released.", h.EntryID, clock.Format(h.ExpiresAt))})
 	}
 	custom := map[string]any{"booked_by": b.source}
+	customText, err := db.JSONText(custom)
+	if err != nil {
+		return Booking{}, err
+	}
 	confirmation := "pending"
 	if b.confirmed {
 		confirmation = "confirmed"
@@ -327,7 +331,7 @@ func insertBooking(ctx context.Context, tx *db.Tx, acct account.Account, b newBo
 		start_at, end_at, timezone, status, source, confirmation_status, notes, custom_fields, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'booked', ?, ?, ?, ?, ?, ?) RETURNING id`,
 		acct.ID, b.client.ID, b.svc.ID, b.pro.ID, b.et.ID, db.Micros(b.start), db.Micros(b.end), b.timezone, b.source, confirmation,
-		b.notes, jsonText(custom), db.Micros(now), db.Micros(now)).Scan(&id)
+		b.notes, customText, db.Micros(now), db.Micros(now)).Scan(&id)
 	if err != nil {
 		return Booking{}, fmt.Errorf("insert appointment: %w", err)
 	}

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -206,6 +205,7 @@ func c(name string, val any) col { return col{name, val} }
 // value.
 type fields struct {
 	set, insert []col
+	err         error // the first JSON column that could not be encoded
 }
 
 func (f *fields) add(given bool, name string, val any) {
@@ -216,18 +216,22 @@ func (f *fields) add(given bool, name string, val any) {
 	}
 }
 
+// addJSON is add for a TEXT JSON column.
+func (f *fields) addJSON(given bool, name string, v any) {
+	text, err := db.JSONText(v)
+	if err != nil && f.err == nil {
+		f.err = fmt.Errorf("%s: %w", name, err)
+	}
+	f.add(given, name, text)
+}
+
 // upsertFields is upsert with the columns of f; insertOnly is written on
 // insert alone.
 func (ap *applier) upsertFields(ctx context.Context, table, conflictWhere string, keys []col, f fields, insertOnly ...col) (int64, error) {
-	return ap.upsert(ctx, table, conflictWhere, keys, f.set, append(f.insert, insertOnly...))
-}
-
-func jsonText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // only called with values built here
+	if f.err != nil {
+		return 0, f.err
 	}
-	return string(b)
+	return ap.upsert(ctx, table, conflictWhere, keys, f.set, append(f.insert, insertOnly...))
 }
 
 func (ap *applier) account(ctx context.Context) error {
@@ -309,7 +313,7 @@ func (ap *applier) notifications(ctx context.Context, slug string, n *Notificati
 	if cur.Reminders == nil {
 		cur.Reminders = []string{}
 	}
-	return jsonText(cur), nil
+	return db.JSONText(cur)
 }
 
 func (ap *applier) apiKeys(ctx context.Context) error {
@@ -446,8 +450,8 @@ func (ap *applier) professionals(ctx context.Context) error {
 		var fs fields
 		fs.add(p.keys.has("name"), "name", p.Name)
 		fs.add(p.keys.has("active"), "active", boolOr(p.Active, true))
-		fs.add(p.keys.has("working_hours"), "working_hours", jsonText(hours))
-		fs.add(p.keys.has("time_off"), "time_off", jsonText(off))
+		fs.addJSON(p.keys.has("working_hours"), "working_hours", hours)
+		fs.addJSON(p.keys.has("time_off"), "time_off", off)
 		id, err := ap.upsertFields(ctx, "professionals", "", ap.owned(p.Key), fs)
 		if err != nil {
 			return err
@@ -586,7 +590,7 @@ func (ap *applier) webhooks(ctx context.Context) error {
 		}
 		var fs fields
 		fs.add(has("url"), "url", w.URL)
-		fs.add(has("events"), "events", jsonText(events))
+		fs.addJSON(has("events"), "events", events)
 		fs.add(has("secret"), "secret", secret)
 		fs.add(has("active"), "active", boolOr(w.Active, true))
 		if _, err := ap.upsertFields(ctx, "webhooks", "", ap.owned(w.Key), fs); err != nil {
@@ -619,7 +623,10 @@ func (ap *applier) seal(stored, plaintext string) (string, error) {
 // sealAutomations renders a stage's automations with their webhook secrets
 // sealed, reusing the stored text when it opens to the same automations.
 func (ap *applier) sealAutomations(stored string, autos []AutomationSpec) (string, error) {
-	plain := jsonText(autos)
+	plain, err := db.JSONText(autos)
+	if err != nil {
+		return "", err
+	}
 	if stored != "" {
 		var cur []AutomationSpec
 		if err := json.Unmarshal([]byte(stored), &cur); err == nil {
@@ -636,7 +643,7 @@ func (ap *applier) sealAutomations(stored string, autos []AutomationSpec) (strin
 					same = false
 				}
 			}
-			if same && jsonText(cur) == plain {
+			if text, err := db.JSONText(cur); same && err == nil && text == plain {
 				return stored, nil
 			}
 		}
@@ -653,7 +660,7 @@ func (ap *applier) sealAutomations(stored string, autos []AutomationSpec) (strin
 		}
 		sealed[i].Secret = s
 	}
-	return jsonText(sealed), nil
+	return db.JSONText(sealed)
 }
 
 func (ap *applier) dispositions(ctx context.Context) error {
@@ -761,7 +768,9 @@ func (ap *applier) pipelines(ctx context.Context) error {
 				for _, t := range *s.AllowedTargets {
 					ids = append(ids, stageIDs[t])
 				}
-				allowed = jsonText(ids)
+				if allowed, err = db.JSONText(ids); err != nil {
+					return err
+				}
 			}
 			if _, err := ap.tx.Exec(ctx, `UPDATE stages SET allowed_targets = ? WHERE id = ? AND allowed_targets IS DISTINCT FROM ?`,
 				allowed, stageIDs[s.Key], allowed); err != nil {
@@ -839,7 +848,7 @@ func (ap *applier) inputNode(ctx context.Context, pipelineKey string, pid int64,
 		uuid = existing
 	}
 	if uuid == "" {
-		uuid = newUUID()
+		uuid = db.NewUUID()
 	}
 	var fs fields
 	fs.add(has("uuid"), "uuid", uuid)
@@ -849,7 +858,7 @@ func (ap *applier) inputNode(ctx context.Context, pipelineKey string, pid int64,
 	fs.add(has("target_stage"), "target_stage_id", target)
 	fs.add(has("default_lead_value"), "default_lead_value", n.DefaultLeadValue)
 	fs.add(hasStrategy, "assignment_strategy", strategy)
-	fs.add(hasPool, "assignment_pool", jsonText(pool))
+	fs.addJSON(hasPool, "assignment_pool", pool)
 	if _, err := ap.upsertFields(ctx, "input_nodes", "", []col{c("pipeline_id", pid), c("file_key", n.Key)}, fs,
 		c("account_id", ap.acct.ID), c("created_at", db.Micros(ap.now))); db.IsUniqueViolation(err) {
 		// Node uuids are unique across accounts: the caller's to fix, not
@@ -861,14 +870,6 @@ func (ap *applier) inputNode(ctx context.Context, pipelineKey string, pid int64,
 	}
 	ap.res.IDs.InputNodes[pipelineKey+"/"+n.Key] = uuid
 	return nil
-}
-
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = (b[6] & 0x0f) | 0x40
-	b[8] = (b[8] & 0x3f) | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
 func (ap *applier) clients(ctx context.Context) error {
@@ -928,7 +929,7 @@ func (ap *applier) clients(ctx context.Context) error {
 		fs.add(has("email"), "email_norm", emailNorm)
 		fs.add(has("company"), "company", company)
 		fs.add(has("timezone"), "timezone", tz)
-		fs.add(has("data"), "data", jsonText(data))
+		fs.addJSON(has("data"), "data", data)
 		id, err := ap.upsertFields(ctx, "clients", " WHERE file_key IS NOT NULL", ap.owned(cl.Key), fs,
 			c("created_at", db.Micros(ap.now)), c("updated_at", db.Micros(ap.now)))
 		if err != nil {
