@@ -97,6 +97,9 @@ func Validate(f *File, known *Known) error {
 	c.keys("api_keys", len(f.APIKeys), func(i int) string { return f.APIKeys[i].Key })
 	for i, k := range f.APIKeys {
 		p := fmt.Sprintf("api_keys[%d]", i)
+		if _, err := account.KeyName(k.Name); err != nil {
+			c.refusal(p+".name", err)
+		}
 		if k.Value != "" && !account.ValidKeyValue(k.Value) {
 			c.addf(p+".value", "must start with %q and have at least %d characters", account.KeyPrefix, account.MinKeyLength)
 		}
