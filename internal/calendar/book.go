@@ -27,11 +27,11 @@ type ClientInput struct {
 // Limits on a booking's values (public-api-v2.md, Limits), checked by every
 // front door's decoder.
 const (
-	MaxNameLen     = 100  // client first_name, last_name
-	MaxEmailLen    = 255  // client email
-	MaxRefNameLen  = 255  // service_name, professional_name, event_type_name
-	MaxTimezoneLen = 64   // timezone
-	MaxNotesLen    = 2000 // notes
+	MaxNameLen     = contact.MaxNameLen // client first_name, last_name
+	MaxEmailLen    = 255                // client email
+	MaxRefNameLen  = 255                // service_name, professional_name, event_type_name
+	MaxTimezoneLen = 64                 // timezone
+	MaxNotesLen    = 2000               // notes
 )
 
 // BookRequest is a booking that passed schema validation. Each of service,
@@ -194,7 +194,7 @@ func bookingClient(ctx context.Context, tx *db.Tx, acct account.Account, in Clie
 		}
 		return c, false, nil
 	}
-	first, last := strings.TrimSpace(in.FirstName), strings.TrimSpace(in.LastName)
+	first, last, _ := contact.Names(in.FirstName, in.LastName) // their length is DecodeBooking's
 	if first == "" && last == "" {
 		return contact.Client{}, false, errs.WithDetails(errs.NameRequired, map[string]any{"field": "client.first_name"},
 			"client.phone %s is new: send client.first_name or client.last_name to create the client.", num.E164())

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/outbound"
@@ -313,6 +314,9 @@ func Validate(f *File, known *Known) error {
 			} else {
 				phones[n.National] = path
 			}
+		}
+		if _, _, ok := contact.Names(cl.FirstName, cl.LastName); !ok {
+			c.addf(path, "a name may have at most %d characters", contact.MaxNameLen)
 		}
 		if !known.Clients[cl.Key] && cl.Phone == "" && (cl.Email == nil || *cl.Email == "") && cl.FirstName == "" && cl.LastName == "" {
 			c.addf(path, "a client needs a name, a phone or an e-mail")
