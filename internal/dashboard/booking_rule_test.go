@@ -88,10 +88,8 @@ func TestOneBookingInputRule(t *testing.T) {
 					return b
 				}
 				status, res := h.api("POST", "/api/v2/public/calendar/events", acmeKey, body(1))
-				api := answer(status == 200, status == http.StatusUnprocessableEntity, res["detail"], res["error_code"])
-				m := mcptest.Call(t, cs, "book_appointment", body(2))
-				details, _ := m.Body["details"].(map[string]any)
-				mcpAnswer := answer(!m.IsError, details["errors"] != nil, details["errors"], m.Code())
+				api := apiAnswer(status, res)
+				mcpAnswer := mcptest.Call(t, cs, "book_appointment", body(2)).Answer()
 				if api != mcpAnswer {
 					t.Errorf("API answers %s\nMCP answers %s", api, mcpAnswer)
 				}
@@ -116,28 +114,17 @@ func TestOneBookingInputRule(t *testing.T) {
 	})
 }
 
-// answer is a door's answer in a form both doors share: "ok", the schema
-// problems without their first location element (body or arguments), or
-// the error code.
-func answer(ok, schema bool, problems, code any) string {
-	switch {
-	case ok:
+// apiAnswer is an API answer in the form of mcptest.Result.Answer.
+func apiAnswer(status int, body map[string]any) string {
+	switch status {
+	case http.StatusOK:
 		return "ok"
-	case schema:
-		list, _ := problems.([]any)
-		for _, p := range list {
-			if p, ok := p.(map[string]any); ok {
-				if loc, ok := p["loc"].([]any); ok && len(loc) > 0 {
-					p["loc"] = loc[1:]
-				}
-			}
-		}
-		b, _ := json.Marshal(list)
-		return "422 " + string(b)
-	default:
-		s, _ := code.(string)
-		return s
+	case http.StatusUnprocessableEntity:
+		return mcptest.Problems(body["detail"])
 	}
+	d, _ := json.Marshal(body["details"])
+	code, _ := body["error_code"].(string)
+	return code + " " + string(d)
 }
 
 // mcpSession connects the MCP SDK's client to the server's /mcp with key.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"sort"
 	"testing"
 	"time"
 
@@ -53,8 +54,15 @@ func newClientDoors(t *testing.T, store *db.DB) *clientDoors {
 	return &clientDoors{t: t, h: h, store: store, acct: acct, cs: cs, a: h.acme()}
 }
 
-// doors returns each door by name; row numbers the table's row (its day).
-func (d *clientDoors) doors(row int) map[string]func(c newClient) bool {
+// door is one door's name and its create.
+type door struct {
+	name   string
+	create func(c newClient) bool // accepted?
+}
+
+// doors returns the doors, sorted by name; row numbers the table's row
+// (its day).
+func (d *clientDoors) doors(row int) []door {
 	booking := func(door int, c newClient) map[string]any {
 		day := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC).AddDate(0, 0, row)
 		return map[string]any{"client": map[string]any{"phone": c.phone, "first_name": c.first, "last_name": c.last},
@@ -72,7 +80,7 @@ func (d *clientDoors) doors(row int) map[string]func(c newClient) bool {
 	// The account's region is ES; ingest reads national numbers with an
 	// area code instead, so its doors are given 34 (docs/api-notes.md).
 	defaults := map[string]any{"area_code": "34"}
-	return map[string]func(newClient) bool{
+	byName := map[string]func(newClient) bool{
 		"public booking": func(c newClient) bool {
 			return d.h.do("POST", isoPub+"/calendar/events", acmeKey, booking(1, c)).Status < 300
 		},
@@ -101,4 +109,10 @@ func (d *clientDoors) doors(row int) map[string]func(c newClient) bool {
 			return err == nil
 		},
 	}
+	out := make([]door, 0, len(byName))
+	for name, create := range byName {
+		out = append(out, door{name, create})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
 }

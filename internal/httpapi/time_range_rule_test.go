@@ -55,7 +55,7 @@ func TestOneTimeRangeRule(t *testing.T) {
 			got := map[string]string{
 				"free slots":     apiAnswer(slots),
 				"availability":   apiAnswer(avail),
-				"mcp find_slots": mcpAnswer(m),
+				"mcp find_slots": m.Answer(),
 			}
 			for door, ans := range got {
 				if (ans == "ok") != test.ok || ans != got["free slots"] {
@@ -83,7 +83,7 @@ func TestOneTimeRangeRule(t *testing.T) {
 					"start_at": test.start, "end_at": test.end, "timezone": test.zone}
 			}
 			api := apiAnswer(h.do("POST", isoPub+"/calendar/events", acmeKey, body(1)))
-			m := mcpAnswer(mcptest.Call(t, cs, "book_appointment", body(2)))
+			m := mcptest.Call(t, cs, "book_appointment", body(2)).Answer()
 			if (api == "ok") != test.ok || api != m {
 				t.Errorf("%s..%s in %s: API answers %s, MCP %s; want ok = %v", test.start, test.end, test.zone, api, m, test.ok)
 			}
@@ -91,44 +91,14 @@ func TestOneTimeRangeRule(t *testing.T) {
 	})
 }
 
-// apiAnswer is an API answer in a form MCP's can be compared with: "ok",
-// the 422 problems without their first location element, or the error
-// code with its details.
+// apiAnswer is an API answer in the form of mcptest.Result.Answer.
 func apiAnswer(res response) string {
 	switch {
 	case res.Status == 200:
 		return "ok"
 	case res.Status == 422:
-		return sameProblems(res.get("detail"))
+		return mcptest.Problems(res.get("detail"))
 	}
 	d, _ := json.Marshal(res.get("details"))
 	return res.errorCode() + " " + string(d)
-}
-
-// mcpAnswer is apiAnswer for a tool call's result.
-func mcpAnswer(m mcptest.Result) string {
-	if !m.IsError {
-		return "ok"
-	}
-	details, _ := m.Body["details"].(map[string]any)
-	if list, ok := details["errors"]; ok {
-		return sameProblems(list)
-	}
-	d, _ := json.Marshal(m.Body["details"])
-	return m.Code() + " " + string(d)
-}
-
-// sameProblems renders 422 problems without their first location element
-// (query, body or arguments: each door names its own input).
-func sameProblems(v any) string {
-	list, _ := v.([]any)
-	for _, p := range list {
-		if p, ok := p.(map[string]any); ok {
-			if loc, ok := p["loc"].([]any); ok && len(loc) > 0 {
-				p["loc"] = loc[1:]
-			}
-		}
-	}
-	b, _ := json.Marshal(list)
-	return "422 " + string(b)
 }
