@@ -94,16 +94,7 @@ func TestLiveKeyNameMigration(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := store.Exec(ctx, `DELETE FROM goose_db_version WHERE version_id = 23`); err != nil {
-			t.Fatal(err)
-		}
-		if err := store.Migrate(ctx, nil); err != nil {
-			t.Fatal(err)
-		}
-		keys, err := account.ListKeys(ctx, store, acct)
-		if err != nil {
-			t.Fatal(err)
-		}
+		keys := keysAfterMigration(t, store, acct, 23)
 		var got []string
 		for _, k := range keys {
 			got = append(got, k.Name)
@@ -114,4 +105,21 @@ func TestLiveKeyNameMigration(t *testing.T) {
 			t.Errorf("names after migration = %v, want %v", got, want)
 		}
 	})
+}
+
+// keysAfterMigration runs migration version again and lists acct's keys.
+func keysAfterMigration(t *testing.T, store *db.DB, acct account.Account, version int) []account.Key {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := store.Exec(ctx, `DELETE FROM goose_db_version WHERE version_id = ?`, version); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Migrate(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := account.ListKeys(ctx, store, acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
 }
