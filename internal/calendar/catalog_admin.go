@@ -68,7 +68,7 @@ type ServiceInput struct {
 
 func (in *ServiceInput) check() error {
 	var err error
-	if in.Name, err = checkName(in.Name, "service"); err != nil {
+	if in.Name, err = checkName(in.Name, errs.Say("Give the service a name.")); err != nil {
 		return err
 	}
 	if in.Color, err = checkColor(in.Color); err != nil {
@@ -80,10 +80,12 @@ func (in *ServiceInput) check() error {
 	return nil
 }
 
-func checkName(name, kind string) (string, error) {
+// checkName trims a catalogue object's name; missing is the refusal of an
+// empty one ("Give the service a name.").
+func checkName(name string, missing errs.Text) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return "", errs.New(errs.ValidationError, "%s", "Give the "+kind+" a name.")
+		return "", errs.New(errs.ValidationError, "%s", missing)
 	}
 	if utf8.RuneCountInString(name) > MaxCatalogName {
 		return "", errs.New(errs.ValidationError, "A name may have at most 200 characters.")
@@ -266,16 +268,16 @@ func UpdateService(ctx context.Context, q db.Querier, acct account.Account, id i
 // and returns what changed. Every id must be one of the account's
 // professionals (another account's is refused like an unknown one).
 func SetServiceProfessionals(ctx context.Context, q db.Querier, acct account.Account, serviceID int64, ids []int64) ([]string, error) {
-	return setLinks(ctx, q, acct, serviceID, ids, "service_professionals", "professional_id", "professionals", "professional")
+	return setLinks(ctx, q, acct, serviceID, ids, "service_professionals", "professional_id", "professionals", "professional", errs.Say("Choose among this account's professionals."))
 }
 
 // SetServiceEventTypes makes ids the event types a service offers and
 // returns what changed.
 func SetServiceEventTypes(ctx context.Context, q db.Querier, acct account.Account, serviceID int64, ids []int64) ([]string, error) {
-	return setLinks(ctx, q, acct, serviceID, ids, "service_event_types", "event_type_id", "event_types", "event type")
+	return setLinks(ctx, q, acct, serviceID, ids, "service_event_types", "event_type_id", "event_types", "event type", errs.Say("Choose among this account's event types."))
 }
 
-func setLinks(ctx context.Context, q db.Querier, acct account.Account, serviceID int64, ids []int64, table, col, objects, kind string) ([]string, error) {
+func setLinks(ctx context.Context, q db.Querier, acct account.Account, serviceID int64, ids []int64, table, col, objects, kind string, unknown errs.Text) ([]string, error) {
 	if _, err := CatalogService(ctx, q, acct, serviceID); err != nil {
 		return nil, err
 	}
@@ -300,7 +302,7 @@ func setLinks(ctx context.Context, q db.Querier, acct account.Account, serviceID
 	want := map[int64]bool{}
 	for _, id := range ids {
 		if _, ok := valid[id]; !ok {
-			return nil, errs.New(errs.ValidationError, "%s", "Choose among this account's "+kind+"s.")
+			return nil, errs.New(errs.ValidationError, "%s", unknown)
 		}
 		want[id] = true
 	}
@@ -358,7 +360,7 @@ type EventTypeInput struct {
 
 func (in *EventTypeInput) check() error {
 	var err error
-	if in.Name, err = checkName(in.Name, "event type"); err != nil {
+	if in.Name, err = checkName(in.Name, errs.Say("Give the event type a name.")); err != nil {
 		return err
 	}
 	in.Color, err = checkColor(in.Color)

@@ -133,7 +133,7 @@ func professionalRow(ctx context.Context, q db.Querier, acct account.Account, id
 
 // CreateProfessional adds a professional with no working hours yet.
 func CreateProfessional(ctx context.Context, q db.Querier, acct account.Account, name string, active bool) (int64, error) {
-	name, err := checkName(name, "professional")
+	name, err := checkName(name, errs.Say("Give the professional a name."))
 	if err != nil {
 		return 0, err
 	}
@@ -153,7 +153,7 @@ func CreateProfessional(ctx context.Context, q db.Querier, acct account.Account,
 // UpdateProfessional sets a professional's name and whether they work,
 // returning what changed.
 func UpdateProfessional(ctx context.Context, q db.Querier, acct account.Account, id int64, name string, active bool) ([]string, error) {
-	name, err := checkName(name, "professional")
+	name, err := checkName(name, errs.Say("Give the professional a name."))
 	if err != nil {
 		return nil, err
 	}

@@ -109,11 +109,11 @@ func SaveEdit(ctx context.Context, tx *db.Tx, box *secrets.Box, targets outbound
 	}
 	slices.Sort(changed)
 	if field, err := ch.Validate(); err != nil {
-		return Channel{}, nil, errs.New(errs.ValidationError, "%s %s", field, err.Error())
+		return Channel{}, nil, errs.New(errs.ValidationError, "%s %s", field, err)
 	}
 	if field, err := CheckTargets(ch, targets); err != nil {
-		return Channel{}, nil, &errs.Error{Code: errs.ValidationError, Message: targetRefusals[field],
-			Details: map[string]any{"field": field, "reason": err.Error()}}
+		return Channel{}, nil, errs.WithDetails(errs.ValidationError, map[string]any{"field": field, "reason": err.Error()},
+			"%s", targetRefusals[field])
 	}
 	if len(ch.Credentials) > 0 && !box.HasKey() {
 		return Channel{}, nil, errs.New(errs.ValidationError, "This server has no %s: it cannot store channel credentials. Set it and restart the server.", secrets.EnvKey)
@@ -136,10 +136,10 @@ func SaveEdit(ctx context.Context, tx *db.Tx, box *secrets.Box, targets outbound
 
 // targetRefusals are the settings form's words for CheckTargets' fields
 // (fixed sentences, so the dashboard's catalogue translates them).
-var targetRefusals = map[string]string{
-	"api_base":         "The API address must be a public http or https address.",
-	"credentials.host": "The SMTP host must be a public host name or address.",
-	"credentials.port": "The SMTP port must be a number from 1 to 65535.",
+var targetRefusals = map[string]errs.Text{
+	"api_base":         errs.Say("The API address must be a public http or https address."),
+	"credentials.host": errs.Say("The SMTP host must be a public host name or address."),
+	"credentials.port": errs.Say("The SMTP port must be a number from 1 to 65535."),
 }
 
 // TestMessageBody is the text of a test message unless another is given.

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/outbound"
 )
 
@@ -246,7 +247,7 @@ func (ch Channel) Validate() (field string, err error) {
 	need := func(keys ...string) (string, error) {
 		for _, k := range keys {
 			if ch.Credentials[k] == "" {
-				return "credentials." + k, fmt.Errorf("is required for provider %s", ch.Provider)
+				return "credentials." + k, errs.Say("is required for provider %s", ch.Provider)
 			}
 		}
 		return "", nil
@@ -254,7 +255,7 @@ func (ch Channel) Validate() (field string, err error) {
 	switch ch.Type {
 	case TypeSMS, TypeWhatsApp, TypeEmail, TypeLog:
 	default:
-		return "type", fmt.Errorf("must be one of sms, whatsapp, email, log")
+		return "type", errs.Say("must be one of sms, whatsapp, email, log")
 	}
 	ok := map[string][]string{
 		TypeSMS:      {ProviderTwilio, ProviderLog},
@@ -267,7 +268,7 @@ func (ch Channel) Validate() (field string, err error) {
 		found = found || p == ch.Provider
 	}
 	if !found {
-		return "provider", fmt.Errorf("a %s channel takes provider %v", ch.Type, ok)
+		return "provider", errs.Say("a %s channel takes provider %v", ch.Type, ok)
 	}
 	switch ch.Provider {
 	case ProviderTwilio:

@@ -182,7 +182,7 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		if e, ok := err.(*errs.Error); ok {
-			v.Error = l.T(e.Message)
+			v.Error = l.Err(e)
 			d.renderLogin(w, r, http.StatusUnauthorized, v)
 			return
 		}

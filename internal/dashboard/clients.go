@@ -60,7 +60,7 @@ func (d *Dashboard) createClient(w http.ResponseWriter, r *http.Request, s *sess
 	c, err := contact.CreateClient(r.Context(), d.db, s.Account, in, d.clock.Now())
 	var e *errs.Error
 	if errors.As(err, &e) && e.Code != errs.NotFound {
-		data := map[string]any{"Form": form, "Error": s.T(e.Message)}
+		data := map[string]any{"Form": form, "Error": s.Err(e)}
 		if dup, ok := e.Details.(contact.Duplicate); ok {
 			data["Existing"] = dup
 			name := dup.ClientName
@@ -291,5 +291,5 @@ func waitlistRefusal(s *session, e *errs.Error) string {
 	case errs.ServiceNotFound:
 		return s.T("That service does not exist or is no longer offered.")
 	}
-	return e.Message
+	return s.Err(e)
 }

@@ -21,7 +21,7 @@
 // settings.go and settings_index.go hold what they share), pages.go and
 // pipelines.go (calendar list, waiting lists, boards), render.go and
 // templates/ (partial_*.html for what pages share), i18n.go and
-// locales/<lang>.toml (the texts in each language).
+// the catalogue of package locale (the texts in each language).
 package dashboard
 
 import (
@@ -193,7 +193,7 @@ func (d *Dashboard) action(pattern string, h handler) {
 		if err := h(w, r, s); err != nil {
 			var e *errs.Error
 			if errors.As(err, &e) && e.Code != errs.NotFound {
-				d.redirect(w, r, backTo(r, Prefix), "error", e.Message)
+				d.redirect(w, r, backTo(r, Prefix), "error", langOf(r, s).Err(e))
 				return
 			}
 			d.fail(w, r, s, err)
@@ -237,7 +237,7 @@ func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, s *session, err
 	case errors.As(err, &e) && e.Code == errs.NotFound:
 		d.renderError(w, r, s, http.StatusNotFound, langOf(r, s).T("Not found. It may have been removed, or it belongs to another workspace."))
 	case errors.As(err, &e):
-		d.renderError(w, r, s, http.StatusBadRequest, e.Message)
+		d.renderError(w, r, s, http.StatusBadRequest, langOf(r, s).Err(e))
 	case db.IsNoRows(err):
 		d.renderError(w, r, s, http.StatusNotFound, langOf(r, s).T("Not found. It may have been removed, or it belongs to another workspace."))
 	default:

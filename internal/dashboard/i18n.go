@@ -3,78 +3,30 @@ package dashboard
 // The dashboard speaks Spanish and English: the user's own choice, else the
 // account's language (account.Session.Language). Templates write English
 // text through the template function t and handlers through session.T; the
-// other languages' texts live in one catalogue file per language,
-// locales/<lang>.toml, keyed by the English text, read by go-i18n when the
-// package loads. TestEveryTextHasSpanish reads the sources to prove no
+// other languages' texts live in the product's catalogue (package locale:
+// one file per language, keyed by the English text). TestEveryTextHasSpanish reads the sources to prove no
 // text is missing from es.toml. Dates and times are shown in the account's
 // zone with the language's day and month names.
 
 import (
-	"embed"
 	"fmt"
-	"io/fs"
 	"net/http"
-	"path"
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
-	"github.com/nicksnyder/go-i18n/v2/i18n"
-	xlanguage "golang.org/x/text/language"
+	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/locale"
 )
 
 // Languages the dashboard speaks, the default first.
 var Languages = []string{"es", "en"}
 
-//go:embed locales/*.toml
-var localeFiles embed.FS
-
 // catalogue holds every language's texts by key (the English text, or
-// "context|text"), read from locales/ by loadCatalogue.
-var catalogue = mustLoadCatalogue(localeFiles)
+// "context|text"): the product's one catalogue, package locale.
+var catalogue = locale.Catalogue()
 
 // spanish is the Spanish catalogue.
 var spanish = catalogue["es"]
-
-// loadCatalogue parses every locales/<lang>.toml with go-i18n (TOML refuses
-// a key written twice; go-i18n reads the language from the file name and
-// the message forms, plural ones included) into plain maps: a page makes
-// hundreds of lookups, and a map read is all a text without a plural
-// needs.
-func loadCatalogue(files fs.FS) (map[string]map[string]string, error) {
-	bundle := i18n.NewBundle(xlanguage.English)
-	bundle.RegisterUnmarshalFunc("toml", toml.Unmarshal)
-	names, err := fs.Glob(files, "locales/*.toml")
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]map[string]string{}
-	for _, name := range names {
-		data, err := fs.ReadFile(files, name)
-		if err != nil {
-			return nil, err
-		}
-		mf, err := bundle.ParseMessageFileBytes(data, path.Base(name))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		base, _ := mf.Tag.Base()
-		texts := map[string]string{}
-		for _, m := range mf.Messages {
-			texts[m.ID] = m.Other
-		}
-		out[base.String()] = texts
-	}
-	return out, nil
-}
-
-func mustLoadCatalogue(files fs.FS) map[string]map[string]string {
-	c, err := loadCatalogue(files)
-	if err != nil {
-		panic("dashboard: the language catalogue does not load: " + err.Error())
-	}
-	return c
-}
 
 // language reads a stored language code into one the dashboard speaks.
 func language(code string) string {
@@ -181,4 +133,29 @@ func (s *session) TC(context, text string, args ...any) string {
 		lang = s.Lang
 	}
 	return translateIn(lang, context, text, args...)
+}
+
+// Err says an area's refusal in l: its key (the English format string)
+// from the catalogue, formatted with its arguments, which are said in l
+// too when they are texts of their own (errs.Text).
+func (l lang) Err(e *errs.Error) string {
+	return e.Localize(func(key string) string { return translate(string(l), key) })
+}
+
+// Err says an area's refusal in the user's language (see lang.Err).
+func (s *session) Err(e *errs.Error) string {
+	l := lang("es")
+	if s != nil {
+		l = lang(s.Lang)
+	}
+	return l.Err(e)
+}
+
+// Say says an area's text (errs.Text) in the user's language.
+func (s *session) Say(t errs.Text) string {
+	l := lang("es")
+	if s != nil {
+		l = lang(s.Lang)
+	}
+	return t.Localize(func(key string) string { return translate(string(l), key) })
 }

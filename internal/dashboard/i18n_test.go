@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/contact"
+	"github.com/frontdesk/frontdesk/internal/locale"
 )
 
 // The texts the sources hand to the translator: {{t "…"}} in templates,
@@ -127,11 +128,11 @@ func TestCatalogue(t *testing.T) {
 		}
 	}
 	twice := fstest.MapFS{"locales/es.toml": {Data: []byte("\"Sign in\" = \"a\"\n\"Sign in\" = \"b\"\n")}}
-	if _, err := loadCatalogue(twice); err == nil {
+	if _, err := locale.Load(twice); err == nil {
 		t.Error("a key written twice loaded")
 	}
 	third := fstest.MapFS{"locales/es.toml": {Data: []byte(`"Sign in" = "Iniciar sesión"`)}, "locales/fr.toml": {Data: []byte(`"Sign in" = "Se connecter"`)}}
-	c, err := loadCatalogue(third)
+	c, err := locale.Load(third)
 	if err != nil || c["fr"]["Sign in"] != "Se connecter" || c["es"]["Sign in"] != "Iniciar sesión" {
 		t.Fatalf("a third language: %v %v", c, err)
 	}

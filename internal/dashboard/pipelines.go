@@ -130,11 +130,11 @@ func (d *Dashboard) moveCard(w http.ResponseWriter, r *http.Request, s *session)
 		if errs.Is(err, errs.NotFound) {
 			// An unknown stage or a card that left the board meanwhile is
 			// a stale board, not a missing page.
-			return errs.New(errs.ValidationError, "%s", err.(*errs.Error).Message)
+			return errs.New(errs.ValidationError, "%s", s.Err(err.(*errs.Error)))
 		}
 		return err
 	}
-	d.redirect(w, r, fmt.Sprintf("%spipelines/%d", Prefix, id), "ok", res.Message)
+	d.redirect(w, r, fmt.Sprintf("%spipelines/%d", Prefix, id), "ok", s.Say(res.Said))
 	return nil
 }
 

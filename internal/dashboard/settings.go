@@ -37,12 +37,12 @@ func (d *Dashboard) change(ctx context.Context, s *session, action, objectType s
 	return changed, localize(s, err)
 }
 
-// localize puts an area's refusal into the user's language (the areas write
-// English; locales/es.toml holds the Spanish of the settings' refusals).
+// localize puts an area's refusal into the user's language (see
+// session.Err).
 func localize(s *session, err error) error {
 	var e *errs.Error
 	if errors.As(err, &e) && e.Code == errs.ValidationError {
-		return errs.New(e.Code, "%s", s.T(e.Message))
+		return errs.New(e.Code, "%s", s.Err(e))
 	}
 	return err
 }

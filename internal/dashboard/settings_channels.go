@@ -113,7 +113,7 @@ func (d *Dashboard) saveChannel(w http.ResponseWriter, r *http.Request, s *sessi
 		return "updated", "channel", ch.Key, "changed " + strings.Join(changed, ", "), nil
 	})
 	if err != nil {
-		return localized(s, err)
+		return localize(s, err)
 	}
 	d.logger(r.Context()).Info("dashboard: channel saved", "account_id", s.Account.ID, "user_id", s.UserID, "channel", saved.Key)
 	d.redirect(w, r, Prefix+"settings/channels", "ok", s.T("Channel “%s” saved.", saved.Key))
@@ -132,7 +132,7 @@ func (d *Dashboard) testChannel(w http.ResponseWriter, r *http.Request, s *sessi
 		d.redirect(w, r, Prefix+"settings/channels", "error", s.T("The provider refused the test message: %s", pe.Error()))
 		return nil
 	case err != nil:
-		return localized(s, err)
+		return localize(s, err)
 	}
 	d.logger(r.Context()).Info("dashboard: channel test sent", "account_id", s.Account.ID, "channel", ch.Key, "provider_message_id", res.ProviderID)
 	d.redirect(w, r, Prefix+"settings/channels", "ok", s.T("Test message sent through “%s” (provider id %s).", ch.Key, res.ProviderID))

@@ -7,12 +7,10 @@ package dashboard
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/frontdesk/frontdesk/internal/audit"
 	"github.com/frontdesk/frontdesk/internal/db"
-	"github.com/frontdesk/frontdesk/internal/errs"
 )
 
 // audited runs change in a transaction and writes the audit entry it
@@ -25,18 +23,6 @@ func (d *Dashboard) audited(ctx context.Context, s *session, change func(tx *db.
 		}
 		return audit.Record(ctx, tx, s.Account, audit.Actor{UserID: s.UserID, UserName: s.UserName}, action, objectType, objectID, summary, d.clock.Now())
 	})
-}
-
-// localized puts an area's refusal into the user's language when its
-// words are a registered text (refusals with values in them stay English).
-func localized(s *session, err error) error {
-	var e *errs.Error
-	if errors.As(err, &e) && e.Code == errs.ValidationError {
-		if _, ok := spanish[e.Message]; ok {
-			return errs.New(errs.ValidationError, "%s", s.T(e.Message))
-		}
-	}
-	return err
 }
 
 // settingsIndex handles "GET /app/settings".

@@ -48,7 +48,7 @@ func (d *Dashboard) saveNotifications(w http.ResponseWriter, r *http.Request, s 
 		return "updated", "notifications", strconv.FormatInt(s.Account.ID, 10), "confirmation request " + onOff + "; reminders " + rem, nil
 	})
 	if err != nil {
-		return localized(s, err)
+		return localize(s, err)
 	}
 	d.redirect(w, r, Prefix+"settings/notifications", "ok", s.T("Notification settings saved. They apply to bookings made from now on."))
 	return nil

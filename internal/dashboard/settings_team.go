@@ -61,7 +61,7 @@ func (d *Dashboard) invite(w http.ResponseWriter, r *http.Request, s *session) e
 		return "invited", "invitation", strconv.FormatInt(inv.ID, 10), inv.Email + " as " + inv.Role, nil
 	})
 	if err != nil {
-		return localized(s, err)
+		return localize(s, err)
 	}
 	return d.renderTeam(w, r, s, teamView{Link: d.publicBase(r) + Prefix + "invite/" + token, Invited: &inv})
 }
@@ -80,7 +80,7 @@ func (d *Dashboard) withdrawInvitation(w http.ResponseWriter, r *http.Request, s
 		return "withdrawn", "invitation", strconv.FormatInt(id, 10), inv.Email, nil
 	})
 	if err != nil {
-		return localized(s, err)
+		return localize(s, err)
 	}
 	d.redirect(w, r, Prefix+"settings/team", "ok", s.T("Invitation withdrawn: its link no longer works."))
 	return nil
@@ -102,9 +102,9 @@ func (d *Dashboard) changeRole(w http.ResponseWriter, r *http.Request, s *sessio
 		return "role_changed", "user", strconv.FormatInt(id, 10), before.Name + ": " + before.Role + " → " + role, nil
 	})
 	if err != nil {
-		return localized(s, err)
+		return localize(s, err)
 	}
-	d.redirect(w, r, Prefix+"settings/team", "ok", s.T("%s is now %s.", before.Name, s.T(role)))
+	d.redirect(w, r, Prefix+"settings/team", "ok", s.T("%s is now %s.", before.Name, roleWord(s, role)))
 	return nil
 }
 
@@ -129,7 +129,7 @@ func (d *Dashboard) toggleMember(w http.ResponseWriter, r *http.Request, s *sess
 		return action, "user", strconv.FormatInt(id, 10), m.Name + " (" + m.Email + ")", nil
 	})
 	if err != nil {
-		return localized(s, err)
+		return localize(s, err)
 	}
 	msg := s.T("%s can no longer sign in.", m.Name)
 	if active {
@@ -180,7 +180,7 @@ func (d *Dashboard) renderInvite(w http.ResponseWriter, r *http.Request, status 
 func (d *Dashboard) inviteFailed(w http.ResponseWriter, r *http.Request, err error) {
 	var e *errs.Error
 	if errors.As(err, &e) && e.Code == errs.ValidationError {
-		d.renderError(w, r, nil, http.StatusGone, translate(requestLanguage(r), e.Message))
+		d.renderError(w, r, nil, http.StatusGone, lang(requestLanguage(r)).Err(e))
 		return
 	}
 	d.fail(w, r, nil, err)
@@ -232,7 +232,7 @@ func (d *Dashboard) acceptInvite(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var e *errs.Error
 		if errors.As(err, &e) && e.Code == errs.ValidationError && !errors.Is(err, account.ErrInvitationGone) {
-			v.Error = translate(lang, e.Message)
+			v.Error = langOf(r, nil).Err(e)
 			d.renderInvite(w, r, http.StatusUnprocessableEntity, v)
 			return
 		}
@@ -249,4 +249,12 @@ func (d *Dashboard) acceptInvite(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: inviteCSRFCookie, Path: Prefix + "invite/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
 	d.logger(r.Context()).Info("dashboard: invitation accepted", "account_id", inv.AccountID, "user_id", userID)
 	d.redirect(w, r, Prefix, "ok", translate(lang, "Welcome, %s: you are signed in.", inv.Name))
+}
+
+// roleWord names a team role in the user's language.
+func roleWord(s *session, role string) string {
+	if role == account.RoleOwner {
+		return s.T("owner")
+	}
+	return s.T("staff")
 }

@@ -67,7 +67,7 @@ func (d *Dashboard) createWebhook(w http.ResponseWriter, r *http.Request, s *ses
 		return "created", "webhook", strconv.FormatInt(created.ID, 10), "url " + created.URL + "; events " + strings.Join(created.Events, ", "), nil
 	})
 	if err != nil {
-		return localized(s, err)
+		return localize(s, err)
 	}
 	return d.renderWebhooks(w, r, s, webhooksView{New: &created, NewSecret: secret})
 }
@@ -112,7 +112,7 @@ func (d *Dashboard) toggleWebhook(w http.ResponseWriter, r *http.Request, s *ses
 		return action, "webhook", strconv.FormatInt(id, 10), "url " + hook.URL, nil
 	})
 	if err != nil {
-		return localized(s, err)
+		return localize(s, err)
 	}
 	msg := s.T("Webhook paused: it gets no new deliveries.")
 	if active {
@@ -136,7 +136,7 @@ func (d *Dashboard) deleteWebhook(w http.ResponseWriter, r *http.Request, s *ses
 		return "deleted", "webhook", strconv.FormatInt(id, 10), "url " + hook.URL, nil
 	})
 	if err != nil {
-		return localized(s, err)
+		return localize(s, err)
 	}
 	d.redirect(w, r, Prefix+"settings/webhooks", "ok", s.T("Webhook deleted."))
 	return nil

@@ -237,7 +237,7 @@ func (d *Dashboard) bookRefused(w http.ResponseWriter, r *http.Request, s *sessi
 	case e.Code == errs.ProfessionalNotFound:
 		v.Error = s.T("%s does not offer %s.", v.Professional.Name, v.Service.Name)
 	default:
-		v.Error = e.Message
+		v.Error = s.Err(e)
 	}
 	if err := d.searchBookingClients(r, s, &v); err != nil {
 		return err

@@ -45,7 +45,7 @@ func statusRefusal(s *session, err error) error {
 	}
 	if d, ok := e.Details.(map[string]any); ok {
 		if cur, ok := d["current_status"].(string); ok {
-			return errs.New(errs.ValidationError, "%s", s.T("Only booked appointments can be marked; this one is %s.", s.TC("appointment", statusWords[cur])))
+			return errs.New(errs.ValidationError, "%s", s.T("Only booked appointments can be marked; this one is %s.", statusWord(s, cur)))
 		}
 		if _, ok := d["value"]; ok {
 			return errs.New(errs.ValidationError, "%s", s.T("Choose no-show or completed."))
@@ -54,9 +54,21 @@ func statusRefusal(s *session, err error) error {
 	return err
 }
 
-// statusWords names appointment statuses in messages.
-var statusWords = map[string]string{calendar.StatusBooked: "booked", calendar.StatusCancelled: "cancelled",
-	calendar.StatusNoShow: "no-show", calendar.StatusCompleted: "completed"}
+// statusWord names an appointment status in a message, in the user's
+// language.
+func statusWord(s *session, status string) string {
+	switch status {
+	case calendar.StatusBooked:
+		return s.TC("appointment", "booked")
+	case calendar.StatusCancelled:
+		return s.TC("appointment", "cancelled")
+	case calendar.StatusNoShow:
+		return s.TC("appointment", "no-show")
+	case calendar.StatusCompleted:
+		return s.TC("appointment", "completed")
+	}
+	return status
+}
 
 // slotDay is one day of free slots on the reschedule page.
 type slotDay struct {

@@ -44,23 +44,40 @@ const (
 )
 
 // Error is an error the caller is meant to see: a contract code, a human
-// message and optional structured details.
+// message and optional structured details. Key and Args are the message
+// before formatting: the English format string, which is also the key of
+// the message in every language catalogue, and its arguments, so a door
+// can say the message in its reader's language (Message stays English: it
+// is what the API answers).
 type Error struct {
 	Code    string
 	Message string
 	Details any
+	Key     string
+	Args    []any
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
 // New returns an *Error with a formatted message and no details.
 func New(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Key: format, Args: args}
 }
 
 // WithDetails returns an *Error carrying details.
 func WithDetails(code string, details any, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Details: details}
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Details: details, Key: format, Args: args}
+}
+
+// Localize says err's message through translate, which returns the text of
+// a catalogue key in the reader's language (or the key itself when the
+// catalogue has none). An *Error built without a key (a literal) is said
+// as its Message.
+func (e *Error) Localize(translate func(key string) string) string {
+	if e.Key == "" {
+		return translate(e.Message)
+	}
+	return fmt.Sprintf(translate(e.Key), localizeArgs(e.Args, translate)...)
 }
 
 // Code returns the contract code of err, or Internal when err is not an *Error.
@@ -76,4 +93,39 @@ func Code(err error) string {
 func Is(err error, code string) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Code == code
+}
+
+// Text is a sentence said in the reader's language: a catalogue key (the
+// English format string) and its arguments. As an argument of New or
+// WithDetails it reads as its English text in Message, and Localize says
+// it in the reader's language.
+type Text struct {
+	Key  string
+	Args []any
+}
+
+// Say returns the Text of key with args.
+func Say(key string, args ...any) Text { return Text{Key: key, Args: args} }
+
+// String is the English text.
+func (t Text) String() string { return fmt.Sprintf(t.Key, t.Args...) }
+
+// Error lets a Text travel as an error where a function returns one (the
+// English text).
+func (t Text) Error() string { return t.String() }
+
+// Localize says t through translate (see Error.Localize).
+func (t Text) Localize(translate func(key string) string) string {
+	return fmt.Sprintf(translate(t.Key), localizeArgs(t.Args, translate)...)
+}
+
+func localizeArgs(args []any, translate func(string) string) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		if t, ok := a.(Text); ok {
+			a = t.Localize(translate)
+		}
+		out[i] = a
+	}
+	return out
 }

@@ -32,8 +32,6 @@ const (
 	msgReminderTwice = "Two reminders at the same time before the appointment."
 )
 
-var msgReminderTooMany = fmt.Sprintf("At most %d reminders.", MaxReminders)
-
 // ParseReminderLead reads one reminder's lead time ("24h", "30m", "2d")
 // within ReminderLead; a refusal is VALIDATION_ERROR naming the field
 // "reminders" and the value.
@@ -41,7 +39,7 @@ func ParseReminderLead(s string) (time.Duration, error) {
 	d, ok := clock.ParseIn(strings.TrimSpace(s), ReminderLead)
 	if !ok {
 		return 0, errs.WithDetails(errs.ValidationError, map[string]any{"field": "reminders", "value": s,
-			"min": clock.Short(ReminderLead.Min), "max": clock.Short(ReminderLead.Max)}, "%s", msgReminderLead)
+			"min": clock.Short(ReminderLead.Min), "max": clock.Short(ReminderLead.Max)}, msgReminderLead)
 	}
 	return d, nil
 }
@@ -82,13 +80,13 @@ func NormalizeReminders(leads []string) ([]string, error) {
 		}
 		for _, l := range ls {
 			if l.d == d {
-				return nil, errs.WithDetails(errs.ValidationError, map[string]any{"field": "reminders", "value": r}, "%s", msgReminderTwice)
+				return nil, errs.WithDetails(errs.ValidationError, map[string]any{"field": "reminders", "value": r}, msgReminderTwice)
 			}
 		}
 		ls = append(ls, lead{r, d})
 	}
 	if len(ls) > MaxReminders {
-		return nil, errs.WithDetails(errs.ValidationError, map[string]any{"field": "reminders", "max": MaxReminders}, "%s", msgReminderTooMany)
+		return nil, errs.WithDetails(errs.ValidationError, map[string]any{"field": "reminders", "max": MaxReminders}, "At most %d reminders.", MaxReminders)
 	}
 	slices.SortFunc(ls, func(a, b lead) int { return int((b.d - a.d) / time.Second) })
 	out := make([]string, len(ls))

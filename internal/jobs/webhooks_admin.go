@@ -58,7 +58,7 @@ func ValidWebhookURL(raw string, targets outbound.Policy) error {
 	if reason == "" {
 		return nil
 	}
-	return &errs.Error{Code: errs.ValidationError, Message: WebhookURLRefusal, Details: map[string]any{"reason": reason}}
+	return errs.WithDetails(errs.ValidationError, map[string]any{"reason": reason}, WebhookURLRefusal)
 }
 
 // WebhookURLRefusal is ValidWebhookURL's message (a fixed sentence, so the

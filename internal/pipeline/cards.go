@@ -28,6 +28,9 @@ type Result struct {
 	SuccessCount     int     `json:"success_count"`
 	SkippedCount     int     `json:"skipped_count"`
 	NotFoundClientID []int64 `json:"not_found_client_ids,omitempty"`
+	// Said is Message as a catalogue text, for doors that answer in the
+	// reader's language.
+	Said errs.Text `json:"-"`
 }
 
 // AddClients places existing clients on a stage (default: the entry point).
@@ -200,7 +203,8 @@ func MoveClientFrom(ctx context.Context, store *db.DB, acct account.Account, pip
 		}
 		if fromID == targetStageID {
 			res.SkippedCount = 1
-			res.Message = "The client is already in that stage."
+			res.Said = errs.Say("The client is already in that stage.")
+			res.Message = res.Said.String()
 			return nil
 		}
 		from, _, err := stageByID(ctx, tx, acct, fromID)
@@ -217,7 +221,8 @@ func MoveClientFrom(ctx context.Context, store *db.DB, acct account.Account, pip
 		}
 		readcache.Changed(tx, readcache.Pipelines, acct.ID)
 		res.SuccessCount = 1
-		res.Message = fmt.Sprintf("Client moved to stage %q.", target.Name)
+		res.Said = errs.Say("Client moved to stage %q.", target.Name)
+		res.Message = res.Said.String()
 		if err := insertEvents(ctx, tx, [][]any{{acct.ID, cardID, "moved", fromID, targetStageID, source, us}}); err != nil {
 			return err
 		}

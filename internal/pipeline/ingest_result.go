@@ -51,11 +51,11 @@ type SingleIngestResult struct {
 func SingleResult(res *IngestResult) (*SingleIngestResult, error) {
 	row := res.Results[0]
 	if row.Status == StatusFailed {
-		msg := "The row failed."
+		details := map[string]any{"result": row}
 		if len(row.Errors) > 0 {
-			msg = "The row failed: " + row.Errors[0].Field + ": " + row.Errors[0].Message
+			return nil, errs.WithDetails(errs.IngestRowFailed, details, "The row failed: %s: %s", row.Errors[0].Field, row.Errors[0].Message)
 		}
-		return nil, errs.WithDetails(errs.IngestRowFailed, map[string]any{"result": row}, "%s", msg)
+		return nil, errs.WithDetails(errs.IngestRowFailed, details, "The row failed.")
 	}
 	return &SingleIngestResult{Status: "success", DryRun: res.DryRun, InputNodeUUID: res.InputNodeUUID,
 		PipelineID: res.PipelineID, StageID: res.StageID, Result: row}, nil

@@ -1,13 +1,17 @@
 // Package texts holds the messages Frontdesk writes to patients itself
 // (confirmation requests, reminders, seat offers, the answers to replies),
-// in the account's language (es, en). Stage automations keep their own
-// templates. It is a leaf: jobs, offers and channels all write through it.
+// in the account's language (es, en): English here, the other languages in
+// the product's catalogue (package locale). Stage automations keep their
+// own templates. It is a leaf: jobs, offers and channels all write through it.
 package texts
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/frontdesk/frontdesk/internal/locale"
 )
 
 // Languages with built-in texts; anything else reads as Spanish, the
@@ -49,33 +53,20 @@ type Vars struct {
 	Until        time.Time // a seat offer's hold, in the account's zone
 }
 
-var texts = map[string]map[string]string{
-	LangES: {
-		ConfirmationRequest: "Hola {name}, ¿confirmas tu cita de {service} con {professional} el {when}? Responde SÍ o NO.",
-		Reminder:            "Recordatorio: {service} con {professional} el {when}.",
-		SeatOffer:           "Hola {name}, se ha liberado una cita de {service} con {professional} el {when}. ¿La quieres? Responde SÍ o NO antes de las {until}.",
-		SeatOfferAnySlot:    "Hola {name}, se ha liberado una cita de {service}. ¿La quieres? Responde antes de las {until}.",
-		OptOut:              "Has dejado de recibir mensajes por este canal. Responde ALTA para volver a recibirlos.",
-		OptIn:               "Vuelves a recibir nuestros mensajes por este canal. Responde BAJA para dejar de recibirlos.",
-		Confirmed:           "¡Gracias! Tu cita queda confirmada.",
-		Declined:            "Entendido, hemos anotado que no podrás venir. Llámanos si quieres otra cita.",
-		SeatBooked:          "¡Hecho! Tu cita de {service} con {professional} es el {when}.",
-		SeatReleased:        "De acuerdo, se lo ofreceremos a otra persona. Sigues en la lista de espera.",
-		NoLongerAvailable:   "Lo sentimos, ese hueco ya no está disponible. Sigues en la lista de espera.",
-	},
-	LangEN: {
-		ConfirmationRequest: "Hi {name}, can you confirm your {service} appointment with {professional} on {when}? Reply YES or NO.",
-		Reminder:            "Reminder: {service} with {professional} on {when}.",
-		SeatOffer:           "Hi {name}, a {service} slot with {professional} on {when} has opened up. Would you like it? Reply YES or NO by {until}.",
-		SeatOfferAnySlot:    "Hi {name}, a {service} appointment has opened up. Would you like it? Reply by {until}.",
-		OptOut:              "You will no longer receive messages on this channel. Reply START to receive them again.",
-		OptIn:               "You will receive our messages on this channel again. Reply STOP to opt out.",
-		Confirmed:           "Thank you! Your appointment is confirmed.",
-		Declined:            "Understood, we have noted that you cannot come. Call us if you would like another appointment.",
-		SeatBooked:          "Done! Your {service} appointment with {professional} is on {when}.",
-		SeatReleased:        "All right, we will offer it to someone else. You are still on the waiting list.",
-		NoLongerAvailable:   "Sorry, that slot is no longer available. You are still on the waiting list.",
-	},
+// english are the built-in texts in English: each is also the text's key
+// in the other languages' catalogue files (package locale).
+var english = map[string]string{
+	ConfirmationRequest: "Hi {name}, can you confirm your {service} appointment with {professional} on {when}? Reply YES or NO.",
+	Reminder:            "Reminder: {service} with {professional} on {when}.",
+	SeatOffer:           "Hi {name}, a {service} slot with {professional} on {when} has opened up. Would you like it? Reply YES or NO by {until}.",
+	SeatOfferAnySlot:    "Hi {name}, a {service} appointment has opened up. Would you like it? Reply by {until}.",
+	OptOut:              "You will no longer receive messages on this channel. Reply START to receive them again.",
+	OptIn:               "You will receive our messages on this channel again. Reply STOP to opt out.",
+	Confirmed:           "Thank you! Your appointment is confirmed.",
+	Declined:            "Understood, we have noted that you cannot come. Call us if you would like another appointment.",
+	SeatBooked:          "Done! Your {service} appointment with {professional} is on {when}.",
+	SeatReleased:        "All right, we will offer it to someone else. You are still on the waiting list.",
+	NoLongerAvailable:   "Sorry, that slot is no longer available. You are still on the waiting list.",
 }
 
 var (
@@ -95,10 +86,26 @@ func FormatWhen(lang string, t time.Time) string {
 // Render writes a built-in text in lang.
 func Render(lang, kind string, v Vars) string {
 	lang = Lang(lang)
-	t := texts[lang][kind]
+	t := english[kind]
+	if said, ok := locale.Text(lang, t); ok {
+		t = said
+	}
 	r := strings.NewReplacer(
 		"{name}", v.Name, "{service}", v.Service, "{professional}", v.Professional,
 		"{when}", FormatWhen(lang, v.When), "{until}", v.Until.Format("15:04"),
 	)
 	return r.Replace(t)
 }
+
+// Kinds are the built-in texts' kinds, sorted.
+func Kinds() []string {
+	out := make([]string, 0, len(english))
+	for k := range english {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// English is kind's text in English: its key in every catalogue.
+func English(kind string) string { return english[kind] }

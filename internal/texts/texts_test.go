@@ -1,10 +1,13 @@
 package texts_test
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/frontdesk/frontdesk/internal/locale"
 	"github.com/frontdesk/frontdesk/internal/texts"
 )
 
@@ -29,6 +32,36 @@ func TestTexts(t *testing.T) {
 		}
 		if strings.Contains(got, "{") {
 			t.Errorf("unfilled placeholder in %q", got)
+		}
+	}
+}
+
+// Every built-in text is in every language's catalogue, with the same
+// placeholders.
+func TestEveryTextInEveryLanguage(t *testing.T) {
+	placeholders := regexp.MustCompile(`\{[a-z]+\}`)
+	when := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	for _, kind := range texts.Kinds() {
+		en := texts.Render("en", kind, texts.Vars{When: when})
+		for _, lang := range locale.Languages() {
+			if lang == "en" {
+				continue
+			}
+			key := texts.English(kind)
+			said, ok := locale.Text(lang, key)
+			if !ok {
+				t.Errorf("locales/%s.toml lacks the %s text %q", lang, kind, key)
+				continue
+			}
+			a, b := placeholders.FindAllString(key, -1), placeholders.FindAllString(said, -1)
+			slices.Sort(a)
+			slices.Sort(b)
+			if !slices.Equal(a, b) {
+				t.Errorf("%s in %s has placeholders %v, the English %v", kind, lang, b, a)
+			}
+			if texts.Render(lang, kind, texts.Vars{When: when}) == en {
+				t.Errorf("%s in %s reads as the English", kind, lang)
+			}
 		}
 	}
 }

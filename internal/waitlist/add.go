@@ -145,7 +145,7 @@ func Add(ctx context.Context, store *db.DB, acct account.Account, req AddRequest
 // the list each goes to.
 func (c *catalog) route(req AddRequest, listID int64) ([]target, error) {
 	validNames, validIDs := c.accepted(listID)
-	notFound := func(field string, value any, msg string) error {
+	notFound := func(field string, value any, msg errs.Text) error {
 		return errs.WithDetails(errs.ServiceNotFound, map[string]any{"field": field, "value": value,
 			"valid_service_names": validNames, "valid_service_ids": validIDs}, "%s", msg)
 	}
@@ -160,7 +160,7 @@ func (c *catalog) route(req AddRequest, listID int64) ([]target, error) {
 	for _, id := range req.ServiceIDs {
 		s, ok := c.services[id]
 		if !ok {
-			return nil, notFound("service_ids", id, fmt.Sprintf("Service %d not found.", id))
+			return nil, notFound("service_ids", id, errs.Say("Service %d not found.", id))
 		}
 		add(s)
 	}
@@ -168,7 +168,7 @@ func (c *catalog) route(req AddRequest, listID int64) ([]target, error) {
 		found := c.byName[nameKey(name)]
 		switch len(found) {
 		case 0:
-			return nil, notFound("service_names", name, fmt.Sprintf("No service is named %q.", name))
+			return nil, notFound("service_names", name, errs.Say("No service is named %q.", name))
 		case 1:
 			add(found[0])
 		default:

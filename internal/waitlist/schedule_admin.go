@@ -66,9 +66,9 @@ func (s Schedule) check() error {
 	case s.HorizonDays < 1 || s.HorizonDays > 365:
 		return errs.New(errs.ValidationError, "The horizon must be 1 to 365 days.")
 	case !RunEvery.Contains(s.RunEvery):
-		return errs.WithDetails(errs.ValidationError, map[string]any{"field": "run_every"}, "%s", MsgRunEvery)
+		return errs.WithDetails(errs.ValidationError, map[string]any{"field": "run_every"}, MsgRunEvery)
 	case !SeatTTL.Contains(s.SeatTTL):
-		return errs.WithDetails(errs.ValidationError, map[string]any{"field": "seat_ttl"}, "%s", MsgSeatTTL)
+		return errs.WithDetails(errs.ValidationError, map[string]any{"field": "seat_ttl"}, MsgSeatTTL)
 	case s.MaxOffers < 1 || s.MaxOffers > MaxMaxOffers:
 		return errs.New(errs.ValidationError, "Offers before review must be 1 to 100.")
 	}
