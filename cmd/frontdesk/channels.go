@@ -39,7 +39,7 @@ func newMessaging(env *Env, store *db.DB, log *slog.Logger, box *secrets.Box, pu
 	providers.SMTP.Timeout = sendTimeout
 	d := &relay.Deliverer{DB: store, Secrets: box, Clock: clk, Providers: providers, PublicURL: publicURL, SendTimeout: sendTimeout}
 	hooks := &relay.Hooks{DB: store, Secrets: box, Clock: clk, Answer: relay.QueueAnswer, Metrics: metrics, Log: log}
-	// Replies that act (decisions.md §8), first to act wins: a yes/no
+	// Replies that act (docs/contract.md, Replies that act), first to act wins: a yes/no
 	// answers the client's live seat offer first (its hold is about to
 	// expire), then their pending confirmation request, and only then a
 	// recent offer that no longer holds a slot ("no longer available").

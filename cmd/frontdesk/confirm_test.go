@@ -16,7 +16,7 @@ import (
 // booking's confirmation request reaches the patient, a signed "1" confirms
 // the appointment and is answered; on a second booking "no" declines it,
 // withdraws its reminder, and both changes reach the account's webhook as
-// appointment.confirmation_changed (decisions.md §8 "Replies that act").
+// appointment.confirmation_changed (docs/contract.md, Replies that act).
 func TestConfirmationRepliesEndToEnd(t *testing.T) {
 	for _, engine := range []db.Engine{db.SQLite, db.Postgres} {
 		t.Run(string(engine), func(t *testing.T) {

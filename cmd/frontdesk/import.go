@@ -63,7 +63,7 @@ func (l *listFlags) Set(v string) error {
 var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // cmdImport loads a CSV file through the public API's batch endpoints
-// (decisions.md §4 and §3): "import pipeline" into an API input node,
+// (docs/contract.md, Batch ingest and Waiting-list batch): "import pipeline" into an API input node,
 // "import waitlist" into a waiting list.
 func cmdImport(ctx context.Context, args []string, env *Env) error {
 	if _, err := subcommand(args, env, importUsage, "pipeline", "waitlist"); err != nil {

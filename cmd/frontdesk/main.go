@@ -1,6 +1,6 @@
 // Command frontdesk is the Frontdesk server and its command line: serve the
 // Public Integration API, provision workspaces, manage API keys and run
-// migrations (decisions.md §6).
+// migrations (README, "Commands").
 package main
 
 import (

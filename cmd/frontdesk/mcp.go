@@ -13,7 +13,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/mcp"
 )
 
-// cmdMcp runs "frontdesk mcp": the MCP tools of decisions.md §9 over stdio
+// cmdMcp runs "frontdesk mcp": the MCP tools (docs/contract.md, MCP) over stdio
 // (newline-delimited JSON-RPC on stdin/stdout) for a desktop agent, each
 // tool a call of the public API through the Go client. Diagnostics go to
 // stderr: stdout belongs to the protocol.

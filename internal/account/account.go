@@ -23,7 +23,7 @@ type Account struct {
 	Limits        Limits
 }
 
-// Limits is an account's API rate limit (decisions.md §10): a token bucket
+// Limits is an account's API rate limit (docs/contract.md, Rate limits): a token bucket
 // per API key. RequestsPerSecond 0 means unlimited.
 type Limits struct {
 	RequestsPerSecond float64

@@ -68,7 +68,7 @@ func HashKey(plaintext string) string {
 
 // keyPrefix is what lists show of a key: "pk_" and min(5, (len-3)/4) more
 // characters, so never more than 8, and a short explicit key (12
-// characters is allowed, decisions.md §6) gives away 2 of its 9 characters
+// characters is allowed: README, "Keys and tokens") gives away 2 of its 9 characters
 // at most instead of 7.
 func keyPrefix(plaintext string) string {
 	n := len(KeyPrefix) + min(5, (len(plaintext)-len(KeyPrefix))/4)

@@ -24,8 +24,8 @@ func newAccount(t *testing.T, store *db.DB) account.Account {
 }
 
 // A key's listed prefix is "pk_" and min(5, (len-3)/4) characters: never
-// more than 8, and little of a short key (issue 16: a 12-character key
-// showed 10 characters).
+// more than 8, and little of a short key (a 12-character key once showed
+// 10 characters).
 func TestKeyPrefixRevealsLittle(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		ctx := context.Background()

@@ -1,7 +1,7 @@
 // Package bench is `frontdesk bench`: it measures Frontdesk through its real
 // HTTP handler next to the raw floor of its engine, at growing numbers of
 // stored clients and chat messages, and checks the figures against the
-// targets of issue 10; and (load.go) it drives a running server with a mix
+// performance targets (README, "Performance"); and (load.go) it drives a running server with a mix
 // of reads and batch writes next to plain net/http baselines.
 //
 // One run uses one engine and a database of its own (a temporary SQLite file,
@@ -173,7 +173,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, fmt.Errorf("apply the bench workspace: %w", err)
 	}
 	// The bench measures the server, not its rate limit: its account is
-	// unlimited (decisions.md §10's requests_per_second 0).
+	// unlimited (requests_per_second 0: docs/contract.md, Rate limits).
 	if _, err := store.Exec(ctx, `UPDATE accounts SET rate_per_second = 0 WHERE id = ?`, res.Account.ID); err != nil {
 		return nil, err
 	}

@@ -157,7 +157,7 @@ func compareOne(ctx context.Context, cfg CompareConfig, bin, work, csvPath strin
 		return run, fmt.Errorf("%w; server said: %.2000s", err, logs.String())
 	}
 
-	// The load measures the server, not its rate limit (decisions.md §10's
+	// The load measures the server, not its rate limit (docs/contract.md, Rate limits:
 	// requests_per_second 0 is meant for benchmarks); the server sees the
 	// change within its one-second account cache.
 	unlimited := filepath.Join(work, "unlimited.yaml")
@@ -295,7 +295,7 @@ func (rep *CompareReport) Markdown() string {
 		}
 	}
 	b.WriteString("\n")
-	writeTargets(&b, "Targets (issue 20)", rep.Targets())
+	writeTargets(&b, "Targets (same run)", rep.Targets())
 	return b.String()
 }
 
@@ -306,7 +306,7 @@ func rate(v float64) string {
 	return fmt.Sprintf("%.0f", v)
 }
 
-// Targets are issue 20's same-run targets: medians of each binary's runs.
+// Targets are the comparison's same-run targets: medians of each binary's runs.
 func (rep *CompareReport) Targets() []Target {
 	med := func(label string, f func(CompareRun) (float64, bool)) float64 {
 		var v []float64

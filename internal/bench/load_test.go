@@ -30,8 +30,8 @@ func TestLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// A load run measures the server, not its rate limit (decisions.md
-		// §10: requests_per_second 0 is for benchmarks).
+		// A load run measures the server, not its rate limit
+		// (requests_per_second 0 is for benchmarks: docs/contract.md, Rate limits).
 		if _, err := store.Exec(ctx, `UPDATE accounts SET rate_per_second = 0 WHERE id = ?`, res.Account.ID); err != nil {
 			t.Fatal(err)
 		}

@@ -6,11 +6,11 @@ import (
 	"time"
 )
 
-// Targets of issue 10 and issue 20, as ratios within one run.
+// The performance targets (README, "Performance"), as ratios within one run.
 const (
-	limitsTarget  = 2.0 // issue 20: 500 new rows ≤ 2x the limits floor
+	limitsTarget  = 2.0 // 500 new rows ≤ 2x the limits floor
 	limitsStretch = 1.5
-	limitsOther   = 1.5 // issue 20: update and mixed batches ≤ 1.5x theirs
+	limitsOther   = 1.5 // update and mixed batches ≤ 1.5x theirs
 
 	floorTarget  = 3.0 // ingest ≤ 3x the raw floor
 	floorStretch = 1.5 // stretch goal
@@ -140,7 +140,7 @@ func (rep *Report) Markdown() string {
 		b.WriteString("\n\n")
 	}
 
-	writeTargets(&b, "Targets (issues 10 and 20)", rep.Targets())
+	writeTargets(&b, "Targets", rep.Targets())
 	return b.String()
 }
 
@@ -193,7 +193,7 @@ func (t Target) Result() string {
 	return s
 }
 
-// Targets evaluates issue 10's targets on the report.
+// Targets evaluates the performance targets on the report.
 func (rep *Report) Targets() []Target {
 	var out []Target
 	for _, lv := range rep.Levels {
@@ -210,14 +210,14 @@ func (rep *Report) Targets() []Target {
 				Value: g, Limit: sizeTarget, Adjusted: g / ratio(last.Stats[mFloor].Median, first.Stats[mFloor].Median)})
 		}
 	}
-	// Issue 20: two streams into one account on PostgreSQL (SQLite writes
+	// Two streams into one account on PostgreSQL (SQLite writes
 	// one transaction at a time by design).
 	if st := rep.Streams; st != nil && rep.Engine == "postgres" {
 		out = append(out, Target{Name: "two ingest streams into two nodes of one account ≥ 1.6× the rows/s of one", Value: 1.6 / st.Ratio, Limit: 1,
 			Shown: fmt.Sprintf("%.2f×", st.Ratio)})
 	}
-	// Issue 20 compares with the limits floor at the first level only: its
-	// tables hold 500 contacts whatever the level.
+	// The limits floor is compared at the first level only: its tables
+	// hold 500 contacts whatever the level.
 	if len(rep.Levels) > 0 && rep.Levels[0].Stats[mLimitsNew].N > 0 {
 		lv := rep.Levels[0]
 		for _, name := range ingestMeasurements {

@@ -24,7 +24,7 @@ type ClientInput struct {
 	FirstName, LastName, Phone, Email string
 }
 
-// Limits on a booking's values (public-api-v2.md, Limits), checked by every
+// Limits on a booking's values (docs/contract.md, Limits), checked by every
 // front door's decoder.
 const (
 	MaxNameLen     = contact.MaxNameLen // client first_name, last_name

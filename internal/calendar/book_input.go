@@ -5,12 +5,13 @@ import "github.com/frontdesk/frontdesk/internal/valid"
 // DecodeBooking reads a booking's fields from o (the API's body, MCP's
 // arguments, the dashboard's form, each at its own location), reporting
 // every schema problem to o's report at once in the contract's 422 shape
-// (docs/api-notes.md, booking): client.phone, start_at, end_at and timezone are
-// required, each of service, professional and event type is named by id or
-// name (neither is `missing` at KIND_id), the texts have the Limits of
-// public-api-v2.md, and the times are wall clock (datetime_parsing). Every
-// door calls it, so all of them check the same fields the same way; the
-// business rules (zones, phones, names, the catalog) are Book's.
+// (docs/contract.md, Validation errors and Booking): client.phone,
+// start_at, end_at and timezone are required, each of service,
+// professional and event type is named by id or name (neither is `missing`
+// at KIND_id), the texts have the contract's Limits, and the times are wall
+// clock (datetime_parsing). Every door calls it, so all of them check the
+// same fields the same way; the business rules (zones, phones, names, the
+// catalog) are Book's.
 func DecodeBooking(o *valid.Object) BookRequest {
 	var req BookRequest
 	o.Require("client")
@@ -33,7 +34,7 @@ func DecodeBooking(o *valid.Object) BookRequest {
 }
 
 // idOrName reads KIND_id / KIND_name; sending neither is `missing` at
-// KIND_id.
+// KIND_id (docs/contract.md, Booking).
 func idOrName(o *valid.Object, kind string) (*int64, *string) {
 	_, hasID := o.Raw(kind + "_id")
 	_, hasName := o.Raw(kind + "_name")

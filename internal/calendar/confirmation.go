@@ -13,7 +13,7 @@ import (
 )
 
 // An appointment's confirmation_status: pending until the client answers
-// the confirmation request (decisions.md §8 "Replies that act").
+// the confirmation request (docs/contract.md, Replies that act).
 const (
 	ConfirmationPending   = "pending"
 	ConfirmationConfirmed = "confirmed"

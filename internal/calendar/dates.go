@@ -7,7 +7,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/valid"
 )
 
-// The calendar's days are written YYYY-MM-DD (decisions.md §1): every day a
+// The calendar's days are written YYYY-MM-DD (docs/contract.md, Conventions): every day a
 // query names or an answer lists lies between FirstDate and LastDate. A
 // window of days (availability, free slots, the dashboard's grid) that would
 // run past LastDate is refused rather than cut short, so an answer always

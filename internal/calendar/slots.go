@@ -13,7 +13,7 @@ import (
 )
 
 // The bounds and defaults of a free-slots query's days and limit
-// (decisions.md §9), read by every front door's decoder.
+// (docs/contract.md, Free slots), read by every front door's decoder.
 const (
 	SlotDaysDefault, SlotDaysMax   = 7, 31
 	SlotLimitDefault, SlotLimitMax = 100, 500
@@ -22,7 +22,7 @@ const (
 	MaxSlotProfessionals = valid.MaxQueryIDs
 )
 
-// SlotsQuery is a schema-valid free-slots request (decisions.md §9).
+// SlotsQuery is a schema-valid free-slots request (docs/contract.md, Free slots).
 type SlotsQuery struct {
 	ServiceID       int64
 	ProfessionalIDs []int64 // none: every active professional of the service

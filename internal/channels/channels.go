@@ -1,4 +1,4 @@
-// Package channels is how Frontdesk talks to patients (decisions.md §8):
+// Package channels is how Frontdesk talks to patients (docs/contract.md, Channels):
 // an account's channels and their sealed credentials, routes, consent
 // (opt-outs) and quiet hours; the provider clients (Twilio for SMS and
 // WhatsApp, Meta's WhatsApp Cloud API, SMTP, a log channel); the providers'

@@ -22,7 +22,7 @@ func (i Intent) String() string {
 	return [...]string{"none", "yes", "no", "stop", "start"}[i]
 }
 
-// The reply words of decisions.md §8, folded. Both languages' sets are
+// The reply words (docs/contract.md, Replies that act), folded. Both languages' sets are
 // always accepted, whatever the account's language.
 var intents = map[string]Intent{
 	"si": IntentYes, "confirmo": IntentYes, "ok": IntentYes, "1": IntentYes,

@@ -13,8 +13,8 @@ import (
 )
 
 // ChannelMessage is a message that crossed a channel: a patient's inbound
-// message, or one Frontdesk sent (decisions.md §8 "Inbound into chat
-// history").
+// message, or one Frontdesk sent (docs/contract.md, Provider
+// callbacks).
 type ChannelMessage struct {
 	ChannelID     int64
 	Phone         string // the customer's number, E.164

@@ -1,5 +1,5 @@
-// Package chat is the read side of chat history (public-api-v2.md "Chat
-// history", decisions.md §5): conversations (sessions) with their embedded
+// Package chat is the read side of chat history (docs/contract.md,
+// Conversations, Messages and senders): conversations (sessions) with their embedded
 // transcripts, participants and assignees, the messages of one conversation,
 // and the writes a messaging channel makes (append a message, change status,
 // disposition, sentiment or summary) plus the bulk JSONL import.
@@ -32,7 +32,7 @@ var (
 	SenderKinds = []string{"client", "ai_agent", "user", "business_app"}
 )
 
-// Limits of the contract and of decisions.md §5.
+// Limits of the contract (docs/contract.md, Pagination).
 const (
 	DefaultLimit         = 20
 	MaxLimit             = 50
@@ -105,7 +105,8 @@ type Message struct {
 	sentAt      int64  // stored timestamp, for ordering
 }
 
-// Sender is the specific sender of a message (decisions.md §5).
+// Sender is the specific sender of a message (docs/contract.md, Messages
+// and senders).
 type Sender struct {
 	Type  string  `json:"type"`
 	ID    *int64  `json:"id"`

@@ -6,7 +6,7 @@ import (
 )
 
 // MaxNameLen is the longest first or last name of a client, in characters
-// (public-api-v2.md, Limits): every door's decoder and use case uses it.
+// (docs/contract.md, Limits): every door's decoder and use case uses it.
 const MaxNameLen = 100
 
 // Names is the client-name rule every door follows (booking, ingest,

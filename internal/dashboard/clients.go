@@ -1,6 +1,6 @@
 package dashboard
 
-// Clients: create, the client's whole page, adding to a waiting list (issue 22, part 3).
+// Clients: create, the client's whole page, adding to a waiting list.
 
 import (
 	"encoding/json"

@@ -22,7 +22,7 @@ func TestLocalPath(t *testing.T) {
 		{"https://DASH.example/app/keys?x=1", "/app/keys?x=1"},
 		{"/app/clients/../keys", "/app/keys"},
 		{"/app/%2F%2Fevil.example", "/app/evil.example"},
-		// The issue's case and its relatives.
+		// The reported case and its relatives.
 		{`/app/../\evil.example`, ""},
 		{`/app/..\/evil.example`, ""},
 		{`/\evil.example`, ""},

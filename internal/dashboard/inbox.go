@@ -1,7 +1,7 @@
 package dashboard
 
 // Inbox: unread conversations, assignment, status, replies through the
-// conversation's channel (issue 22, part 4). The rules live in chat
+// conversation's channel (docs/api-notes.md, "The dashboard"). The rules live in chat
 // (unread, assignment, status) and relay (a reply joins the conversation
 // and leaves through the outbox); these handlers read forms and render.
 

@@ -71,7 +71,7 @@ type callbackURL struct {
 	URL   string
 }
 
-// callbacks are the URLs a channel's provider must call (decisions.md §8).
+// callbacks are the URLs a channel's provider must call (docs/contract.md, Provider callbacks).
 func callbacks(base string, ch channels.Channel) []callbackURL {
 	switch ch.Provider {
 	case channels.ProviderTwilio:

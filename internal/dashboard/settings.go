@@ -1,8 +1,7 @@
 package dashboard
 
 // Settings (owners only): the catalogue — services, professionals with
-// working hours and time off, event types, waiting-list schedules (issue 22,
-// part 5). The rules and the SQL are calendar's (catalog_admin.go,
+// working hours and time off, event types, waiting-list schedules. The rules and the SQL are calendar's (catalog_admin.go,
 // professionals_admin.go) and waitlist's (schedule_admin.go); a handler
 // reads the form, runs the change and its audit entry in one transaction
 // (change) and goes back with a message. A form that changes nothing writes

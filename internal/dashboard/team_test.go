@@ -12,8 +12,8 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 )
 
-// teamRoutes are the settings routes of issue 22's part 5 (and the API
-// keys and channels pages they now hold): owners only.
+// teamRoutes are the settings routes (notifications, channels, webhooks,
+// team, audit, and the API keys and channels pages they hold): owners only.
 var teamRoutes = []struct{ method, path string }{
 	{"GET", "/app/settings"},
 	{"GET", "/app/settings/notifications"},

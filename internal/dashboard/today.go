@@ -3,7 +3,7 @@ package dashboard
 // Today: the day's grid per professional (or a professional's week), the
 // free slots of a service as "Book" links, booking from a slot, marking an
 // appointment no-show or completed, and rescheduling by picking another
-// free slot (issue 22, parts 1-2). Every rule is the calendar's: booking is
+// free slot. Every rule is the calendar's: booking is
 // calendar.Book (the API's booking, with the dashboard as source and a free
 // slot required), the outcome is calendar.MarkAppointmentStatus and the
 // move calendar.RescheduleAppointment.

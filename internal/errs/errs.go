@@ -9,7 +9,7 @@ import (
 	"fmt"
 )
 
-// Error codes of the public contract (public-api-v2.md and decisions.md §1).
+// Error codes of the public contract (docs/contract.md, Error codes).
 const (
 	NotFound             = "NOT_FOUND"
 	MethodNotAllowed     = "METHOD_NOT_ALLOWED"
@@ -39,7 +39,7 @@ const (
 	RateLimited          = "RATE_LIMITED"
 	Internal             = "INTERNAL_ERROR"
 	// Forbidden is a provider callback whose signature does not verify
-	// (decisions.md §8): 403, nothing changes.
+	// (docs/contract.md, Provider callbacks): 403, nothing changes.
 	Forbidden = "FORBIDDEN"
 )
 

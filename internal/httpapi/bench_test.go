@@ -170,7 +170,7 @@ func rawFloor(b *testing.B, store *db.DB, res *workspace.Result, base int) {
 // with plain net/http. "limited" runs with the rate limiter on (the account
 // given a limit too high to reach, so every request still takes a token and
 // writes the headers); "off" with the limiter off, for
-// the limiter's cost (decisions.md §10: under 5 %).
+// the limiter's cost (under 5 % of a request).
 func BenchmarkServices(b *testing.B) {
 	for _, e := range []db.Engine{db.SQLite, db.Postgres} {
 		for _, limiter := range []string{"limited", "off"} {

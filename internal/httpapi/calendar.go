@@ -61,7 +61,7 @@ func (s *Server) handleAvailability(w http.ResponseWriter, r *http.Request) erro
 }
 
 // handleSlots handles "GET /api/v2/public/calendar/availability/slots"
-// (decisions.md §9).
+// (docs/contract.md, Free slots).
 func (s *Server) handleSlots(w http.ResponseWriter, r *http.Request) error {
 	values := r.URL.Query()
 	for _, k := range []string{"start_date", "timezone"} {

@@ -94,7 +94,7 @@ func TestChatConversationShape(t *testing.T) {
 			t.Errorf("c1.assigned_users = %#v", c1["assigned_users"])
 		}
 
-		// The senders of decisions.md §5, oldest first.
+		// The senders (docs/contract.md, Messages and senders), oldest first.
 		msgs := c1["messages"].([]any)
 		if len(msgs) != 4 {
 			t.Fatalf("c1 messages: %v", msgs)

@@ -27,7 +27,7 @@ import (
 // and, when FRONTDESK_TEST_POSTGRES is set, PostgreSQL. Whatever the input,
 // the answer is one of the contract's envelopes with a status the contract
 // allows, never a 500, a 422 lists {loc, msg, type} items with the
-// pydantic type names of decisions.md §1, and the response matches
+// pydantic type names (docs/contract.md, Validation errors), and the response matches
 // openapi.json. `go test` runs the seeds of testdata/fuzz/; fuzz with e.g.
 //
 //	go test ./internal/httpapi -run '^$' -fuzz FuzzPublicBody -fuzztime 60s
@@ -126,7 +126,8 @@ func (ft *fuzzTarget) send(method, path, rawQuery string, body []byte) *httptest
 	return rec
 }
 
-// pydanticTypes are the 422 item types decisions.md §1 allows.
+// pydanticTypes are the 422 item types docs/contract.md (Validation errors)
+// allows.
 var pydanticTypes = []string{"missing", "int_parsing", "int_type", "string_type", "bool_parsing", "bool_type", "float_parsing",
 	"list_type", "dict_type", "string_too_long", "too_short", "too_long", "greater_than_equal", "less_than_equal", "literal_error",
 	"date_from_datetime_parsing", "datetime_parsing", "uuid_parsing", "json_invalid", "model_type",
@@ -182,7 +183,7 @@ func FuzzPublicBody(f *testing.F) {
 			r := ft.bodyRoutes[int(route)%len(ft.bodyRoutes)]
 			rec := ft.send(r.method, r.path, "", body)
 			checkAnswer(t, ft, r.method, r.path, "", body, rec)
-			// JSON text is UTF-8 (RFC 8259 §8.1): never stored altered.
+			// JSON text is UTF-8 (RFC 8259, section 8.1): never stored altered.
 			if !utf8.Valid(body) && !onlyProblem(rec, "json_invalid", "body") {
 				t.Errorf("%s: %s %s with invalid UTF-8 %q -> %d, want one json_invalid at [body]: %s", ft.engine, r.method, r.path, truncate(body, 300), rec.Code, rec.Body)
 			}

@@ -24,7 +24,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/reqid"
 )
 
-// Issue 16, finding 5: bad input is a clear 4xx, never a 500, a silently
+// Bad input is a clear 4xx, never a 500, a silently
 // ignored parameter, or a silently altered value.
 
 // problemAt reports whether a 422 lists an item of type typ at loc.
@@ -157,7 +157,7 @@ func TestMalformedQueryStringIs422(t *testing.T) {
 }
 
 // encoding/json replaces invalid UTF-8 with U+FFFD: the value was stored
-// altered. The body is not JSON (RFC 8259 §8.1): 422 json_invalid.
+// altered. The body is not JSON (RFC 8259, section 8.1): 422 json_invalid.
 func TestInvalidUTF8BodyIs422(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		h := newHarness(t, store)

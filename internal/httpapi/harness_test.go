@@ -41,7 +41,7 @@ type harness struct {
 	ids map[string]*workspace.Result
 }
 
-// newHarness applies the acme fixture (decisions.md §6's example), the
+// newHarness applies the acme fixture (the README's example workspace), the
 // "other" tenant, and any extra fixture files, then builds the server.
 func newHarness(t *testing.T, store *db.DB, extra ...string) *harness {
 	t.Helper()

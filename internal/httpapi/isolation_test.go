@@ -16,14 +16,14 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 )
 
-// Tenant isolation as a property (issue 10, item 5): for every public route,
+// Tenant isolation as a property: for every public route,
 // account A's key addressing account B's objects (pipeline, stage, client,
 // input node, waiting list, entry, conversation, service, professional,
 // event type, disposition tag) never returns, counts, matches or changes
 // them. Each request that names one of B's ids is sent a second time with a
 // ghost id that exists nowhere, and the two answers must be the same (status,
 // error code and body, ids aside): B's object is indistinguishable from a
-// missing one (decisions.md §1). After every request, all of B's rows of
+// missing one (docs/contract.md, Conventions). After every request, all of B's rows of
 // every table are compared with a snapshot taken before the run.
 
 const (

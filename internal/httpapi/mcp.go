@@ -7,7 +7,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/mcp"
 )
 
-// mcpHandler serves "/mcp" (decisions.md §9): the MCP door behind the same
+// mcpHandler serves "/mcp" (docs/contract.md, MCP): the MCP door behind the same
 // key check, rate-limit bucket, metrics and logs as the public API. Each
 // request's tools are bound to the account of its key. A request body has
 // the API's cap, and one request is one JSON-RPC message (mcp.Handler), so

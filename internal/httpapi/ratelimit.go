@@ -13,7 +13,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/ratelimit"
 )
 
-// Rate limits (decisions.md §10).
+// Rate limits (docs/contract.md, Rate limits).
 //
 // Every request with a valid key takes one token from its key's bucket (the
 // account's limit, default 100 per second with bursts of 200). Every failed
@@ -52,7 +52,8 @@ type RateLimit struct {
 	Off bool
 }
 
-// defaultAuthFailures is decisions.md §10's per-address limit.
+// defaultAuthFailures is the per-address limit on failed authentication
+// (docs/contract.md, Rate limits).
 var defaultAuthFailures = ratelimit.Limit{PerSecond: 10, Burst: 100}
 
 type limits struct {

@@ -15,7 +15,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/valid"
 )
 
-// MaxBodyBytes is the largest request body accepted (decisions.md §1).
+// MaxBodyBytes is the largest request body accepted (docs/contract.md, Limits).
 const MaxBodyBytes = 5 << 20
 
 // statusOf maps contract error codes to HTTP statuses; every code not listed

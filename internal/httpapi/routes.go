@@ -48,7 +48,7 @@ func (s *Server) routes() {
 	// AI agents: the Model Context Protocol over the same keys (mcp.go).
 	s.mux.Handle("/mcp", s.mcpHandler())
 
-	// Provider callbacks (decisions.md §8): no key, the provider's signature.
+	// Provider callbacks (docs/contract.md, Provider callbacks): no key, the provider's signature.
 	s.handle("POST /hooks/twilio/{channel_uuid}/status", s.handleTwilioStatus)
 	s.handle("POST /hooks/twilio/{channel_uuid}/inbound", s.handleTwilioInbound)
 	s.handle("GET /hooks/whatsapp/{channel_uuid}", s.handleMetaVerify)

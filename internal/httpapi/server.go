@@ -42,8 +42,8 @@ type Config struct {
 	// answering turns into a clean 500 instead of a hung connection
 	// (default 2 min).
 	RequestTimeout time.Duration
-	// RateLimit tunes decisions.md §10's rate limits (ratelimit.go); the
-	// zero value is the contract's.
+	// RateLimit tunes the rate limits (docs/contract.md, Rate limits;
+	// ratelimit.go); the zero value is the contract's.
 	RateLimit RateLimit
 	// Secrets seals webhook secrets of workspace files applied over the
 	// admin route (nil: stored as they are).

@@ -24,7 +24,7 @@ import (
 // HTTP handler, as availability and as free slots (limit 500 and the default
 // 100), in a Madrid clinic with 10 professionals (Mon-Fri
 // 09:00-13:00 and 15:00-19:00, Sat 10:00-14:00) and 5,000 booked
-// appointments in the window (issue 18: slots within 2x of availability).
+// appointments in the window (the target: slots within 2x of availability).
 func BenchmarkSlotsVsAvailability(b *testing.B) {
 	now := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
 	for _, e := range []db.Engine{db.SQLite, db.Postgres} {

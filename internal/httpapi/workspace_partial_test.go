@@ -15,7 +15,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/secrets"
 )
 
-// Issue 16, finding 1: PUT /api/v2/admin/workspaces/{slug} with only the
+// A bug found once: PUT /api/v2/admin/workspaces/{slug} with only the
 // account's slug reset its name, time zone (to UTC) and region. Through the
 // real admin handler (with a server key, so its webhook secrets are sealed).
 func TestAdminPutPartialWorkspaceKeepsAccount(t *testing.T) {

@@ -18,7 +18,7 @@
 // our worker fall behind on SQLite. A small outbox on our own schema keeps
 // one code path for both engines, enqueues through the same *db.Tx every
 // area already uses, and completes a claimed batch with set-based
-// statements (issue 20).
+// statements (README, "Why not River").
 package jobs
 
 import (

@@ -22,7 +22,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/outbound"
 )
 
-// Outbox message kinds (decisions.md §7).
+// Outbox message kinds (docs/contract.md, Internal effects).
 const (
 	MsgAutomation   = "automation_message"
 	MsgSequence     = "sequence_message"
@@ -46,7 +46,7 @@ type Message struct {
 	CreatedAt   string        `json:"created_at"`
 	SentAt      *string       `json:"sent_at"`
 	Source      MessageSource `json:"source"`
-	// Delivery through a channel (decisions.md §8).
+	// Delivery through a channel (docs/contract.md, Channels).
 	ChannelKey        *string `json:"channel_key"`
 	ProviderMessageID *string `json:"provider_message_id"`
 	Error             *string `json:"error"`

@@ -8,7 +8,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 )
 
-// Outbox statuses (decisions.md §7 and §8). A cancelled message was
+// Outbox statuses (docs/contract.md, Internal effects). A cancelled message was
 // withdrawn before it was due (a rescheduled or cancelled appointment).
 const (
 	StatusPending    = "pending"

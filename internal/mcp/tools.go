@@ -1,5 +1,5 @@
-// Package mcp is Frontdesk's Model Context Protocol front door (decisions.md
-// §9): ten tools an AI agent calls to book, queue, ingest and read, each with
+// Package mcp is Frontdesk's Model Context Protocol front door
+// (docs/contract.md, MCP): ten tools an AI agent calls to book, queue, ingest and read, each with
 // a JSON schema for its input and its structured output generated from the
 // Go types of this file. The tools are defined once here and answered by a
 // Backend: Local calls the area packages for one account (the /mcp route of
@@ -54,7 +54,7 @@ type ListServicesOut struct {
 	Services []calendar.Service `json:"services" jsonschema:"the active services, each with its active professionals and event types (ids and names usable in find_slots and book_appointment)"`
 }
 
-// FindSlotsIn is the free-slots query (decisions.md §9).
+// FindSlotsIn is the free-slots query (docs/contract.md, Free slots).
 type FindSlotsIn struct {
 	ServiceID       int64   `json:"service_id" jsonschema:"the service to book (an id from list_services)"`
 	ProfessionalIDs []int64 `json:"professional_ids,omitempty" jsonschema:"only these professionals (ids from list_services), at most 500 distinct; omit for every professional of the service"`
@@ -299,7 +299,7 @@ func add[In, Out any](s *sdk.Server, log *slog.Logger, acc access, name, descrip
 	if err != nil {
 		panic(fmt.Sprintf("mcp: input schema of %s: %v", name, err))
 	}
-	allowUnknown(inSchema) // unknown arguments are ignored, as unknown fields are (§1)
+	allowUnknown(inSchema) // unknown arguments are ignored, as unknown fields are (docs/contract.md, Conventions)
 	outSchema, err := jsonschema.For[Out](nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcp: output schema of %s: %v", name, err))

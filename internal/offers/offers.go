@@ -194,7 +194,7 @@ func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now tim
 	us := db.Micros(now)
 	events := make([]jobs.Event, 0, len(picks))
 	for _, p := range picks {
-		// The hold lasts seat_ttl (decisions.md §3); a yes that arrives
+		// The hold lasts seat_ttl (docs/contract.md, Seat offers); a yes that arrives
 		// after the slot has begun is answered "no longer available".
 		expires := now.Add(l.seatTTL)
 		res, err := tx.Exec(ctx, `UPDATE waitlist_entries SET status = 'queued', queued_at = ?, offered_at = ?, seat_expires_at = ?,

@@ -25,7 +25,7 @@ type ReplyResult struct {
 }
 
 // Reply acts on a client's yes (accept) or no (decline) to their newest
-// seat offer (decisions.md §8 "Replies that act"), in tx:
+// seat offer (docs/contract.md, Replies that act), in tx:
 //
 //   - yes, the hold still valid and the slot still free: the slot is booked
 //     (source waitlist, already confirmed), the entry is booked, the

@@ -23,7 +23,8 @@ type User struct {
 	Email *string `json:"email"`
 }
 
-// CardView is one client of a pipeline as listed (decisions.md §4).
+// CardView is one client of a pipeline as listed (docs/contract.md,
+// Pipelines, stages and input nodes).
 type CardView struct {
 	ClientID       int64           `json:"client_id"`
 	CardID         int64           `json:"client_state_id"`

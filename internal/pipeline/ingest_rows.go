@@ -12,7 +12,8 @@ import (
 	"github.com/frontdesk/frontdesk/internal/valid"
 )
 
-// Row error codes (public-api-v2.md; not_found is this product's addition).
+// Row error codes (docs/contract.md, Batch ingest; not_found is this
+// product's addition).
 const (
 	CodeRequired      = "required"
 	CodeInvalidFormat = "invalid_format"

@@ -1,5 +1,5 @@
-// Package ratelimit holds Frontdesk's request rate limits (decisions.md
-// §10): a token bucket per named bucket (an API key, a client address), each
+// Package ratelimit holds Frontdesk's request rate limits (docs/contract.md,
+// Rate limits): a token bucket per named bucket (an API key, a client address), each
 // with its own limit, on an injectable clock. The local buckets are
 // golang.org/x/time/rate limiters; Sync shares what each instance admitted
 // through the database, so several instances on one PostgreSQL database hold

@@ -11,7 +11,7 @@ import (
 )
 
 // ConfirmationReplies is the ReplyHandler for booking confirmation
-// requests (decisions.md §8): a yes confirms and a no declines the
+// requests (docs/contract.md, Replies that act): a yes confirms and a no declines the
 // appointment the calendar finds for the sender's number, and answer (may
 // be nil) acknowledges it in the account's language. A reply with no
 // request waiting, or one repeating the answer already recorded ("ok"

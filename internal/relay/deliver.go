@@ -2,7 +2,7 @@
 // outbox messages through the account's channels (the job worker's Sender),
 // and the providers' callbacks back in — delivery reports onto the outbox,
 // patients' messages into their conversation, STOP/START into consent, and
-// yes/no replies to the areas that asked (decisions.md §8).
+// yes/no replies to the areas that asked (docs/contract.md, Replies that act).
 package relay
 
 import (
@@ -185,7 +185,7 @@ func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message
 }
 
 // RecordSent appends a message Frontdesk sent to the customer's conversation
-// on that channel, as a business_app message (decisions.md §8), in the
+// on that channel, as a business_app message (docs/contract.md, Provider callbacks), in the
 // transaction that marks it delivered to the provider.
 func RecordSent(ctx context.Context, tx *db.Tx, acct account.Account, channelID int64, recipient, body, providerID string, now time.Time) error {
 	n, err := phone.ParseWithRegion(recipient, "")

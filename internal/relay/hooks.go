@@ -41,7 +41,8 @@ type ReplyHandler func(ctx context.Context, tx *db.Tx, r Reply, now time.Time) (
 // opt-out, so that STOP can be acknowledged.
 type Answer func(ctx context.Context, tx *db.Tx, r Reply, body string, now time.Time) error
 
-// Hooks processes the providers' callbacks (decisions.md §8): it verifies
+// Hooks processes the providers' callbacks (docs/contract.md, Provider
+// callbacks): it verifies
 // the signature against the channel's credentials, applies status reports
 // and records inbound messages, idempotently on the provider's message id.
 type Hooks struct {

@@ -17,7 +17,7 @@ import (
 // exactly the documents encoding/json calls valid and reports anything else
 // as the single json_invalid item; every reader, on every field of any
 // document (or query string), never panics, reports only the pydantic types
-// of decisions.md §1 at a location under its root, and hands out a value
+// (docs/contract.md, Validation errors) at a location under its root, and hands out a value
 // only when it is of the asked type. `go test` runs the seeds of
 // testdata/fuzz/; fuzz with
 //
@@ -110,7 +110,7 @@ func FuzzParseJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, err := valid.ParseJSON(data)
 		// encoding/json accepts invalid UTF-8 (as U+FFFD); JSON text is
-		// UTF-8 (RFC 8259 §8.1), so ParseJSON does not.
+		// UTF-8 (RFC 8259, section 8.1), so ParseJSON does not.
 		if wantOK := json.Valid(data) && utf8.Valid(data); wantOK != (err == nil) {
 			t.Fatalf("ParseJSON(%q): err = %v, but json.Valid && utf8.Valid = %v", data, err, wantOK)
 		}

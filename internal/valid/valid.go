@@ -1,6 +1,6 @@
 // Package valid reads untyped JSON bodies, query strings and path values into
 // typed fields while collecting every problem at once, in the shape and with
-// the type names of pydantic (decisions.md §1): the public contract reports
+// the type names of pydantic (docs/contract.md, Validation errors): the public contract reports
 // schema problems as 422 items {loc, msg, type}.
 //
 // The same readers validate batch rows, where a problem fails the row instead
@@ -69,7 +69,7 @@ func (r *Report) Err() error {
 // string, json.Number, bool and nil. A malformed document is the single
 // json_invalid problem the contract asks for.
 //
-// Invalid UTF-8 is refused too (RFC 8259 §8.1: JSON text is UTF-8), where
+// Invalid UTF-8 is refused too (RFC 8259, section 8.1: JSON text is UTF-8), where
 // encoding/json would quietly store U+FFFD in its place.
 func ParseJSON(data []byte) (any, error) {
 	if !utf8.Valid(data) {

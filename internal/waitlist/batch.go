@@ -15,7 +15,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/errs"
 )
 
-// Batch row statuses (public-api-v2.md, "Waiting-list batch row status").
+// Batch row statuses (docs/contract.md, Waiting-list batch).
 const (
 	RowOK               = "ok"
 	RowWillCreateClient = "will_create_client"

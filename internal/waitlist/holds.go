@@ -18,7 +18,7 @@ type Hold struct {
 
 // ReleaseHolds gives back the seat-offer holds of professional pro that
 // overlap [start, end): a booking is taking that time (the API never
-// refuses a booking, decisions.md §8). The entries return to waiting, so a
+// refuses a booking: docs/contract.md, Booking). The entries return to waiting, so a
 // "yes" that arrives later is answered "no longer available". The entry
 // keepEntry (the offer being booked) is left alone, and so is a hold of
 // client clientID for the same time (their own booking resolves it).

@@ -11,7 +11,7 @@ import (
 )
 
 // OfferedSlot is the concrete slot a queued entry's seat offer names
-// (decisions.md §8 "Replies that act"): the offer holds it while the entry
+// (docs/contract.md, Seat offers): the offer holds it while the entry
 // is queued and ExpiresAt has not passed.
 type OfferedSlot struct {
 	EntryID          int64

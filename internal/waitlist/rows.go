@@ -9,7 +9,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/valid"
 )
 
-// Limits on values (public-api-v2.md, Limits).
+// Limits on values (docs/contract.md, Limits).
 const (
 	MaxNameLen  = contact.MaxNameLen
 	MaxEmailLen = 255

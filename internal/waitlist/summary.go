@@ -61,7 +61,7 @@ type SummaryResult struct {
 	Services []ServiceSummary `json:"services"`
 }
 
-// The counting rules (decisions.md §3 and §7): *_entries count entries,
+// The counting rules (docs/contract.md, Waiting-list summary): *_entries count entries,
 // *_patients distinct clients; waiting counts only 'waiting' (queued and
 // snoozed are counted apart); flagged counts open entries flagged for
 // review. Entries of deleted lists are not counted.

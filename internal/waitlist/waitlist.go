@@ -23,7 +23,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/errs"
 )
 
-// Entry statuses (decisions.md §3). The first three are open: they hold the
+// Entry statuses (docs/contract.md, Waiting-list entries). The first three are open: they hold the
 // client's place in the queue; the rest are resolved.
 const (
 	StatusWaiting = "waiting"

@@ -22,7 +22,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/texts"
 )
 
-// Result is what apply prints (decisions.md §6).
+// Result is what apply prints (README, "Commands").
 type Result struct {
 	Account struct {
 		ID   int64  `json:"id"`

@@ -16,7 +16,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/phone"
 )
 
-// ChannelSpec is a channel in the file (decisions.md §8). A credential
+// ChannelSpec is a channel in the file (docs/contract.md, Channels). A credential
 // value is a string or {env: NAME}, read when the file is applied.
 type ChannelSpec struct {
 	Key         string                  `yaml:"key"`

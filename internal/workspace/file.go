@@ -1,6 +1,6 @@
 // Package workspace reads, validates and applies workspace files: the
 // document (YAML or JSON) that provisions an account and everything in it
-// (decisions.md §6). The same code runs behind `frontdesk workspace apply`
+// (README, "Commands"). The same code runs behind `frontdesk workspace apply`
 // and `PUT /api/v2/admin/workspaces/{slug}`. A file is validated as a whole
 // before anything is written, applied in one transaction, and matched by each
 // object's `key`, so applying it twice changes nothing the second time.
@@ -47,7 +47,7 @@ type AccountSpec struct {
 	keys          present     // the keys the file gave
 }
 
-// LimitsSpec is the account's API rate limit (decisions.md §10). Values are
+// LimitsSpec is the account's API rate limit (docs/contract.md, Rate limits). Values are
 // read as any so that a wrong type is a validation problem naming its path
 // (account.limits.burst), not a parse error; null means the default.
 type LimitsSpec struct {

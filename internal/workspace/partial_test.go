@@ -95,8 +95,8 @@ func TestPartialFileKeepsUnmentionedFields(t *testing.T) {
 		changed []string // every column expected to differ; the rest must not
 		keeps   []string // stored text that must survive (checked in the table's rows)
 	}{
-		// The finding of issue 16: PUT with only {account: {slug}} reset
-		// name, timezone and region.
+		// A bug found once: PUT with only {account: {slug}} reset name,
+		// timezone and region.
 		{"account slug only", "accounts", `{"account": {"slug": "acme"}}`, nil,
 			[]string{"Acme Clinic", "Europe/Madrid", "ES"}},
 		{"account name", "accounts", `account: {slug: acme, name: Acme Dental}`, []string{"name"}, []string{"Europe/Madrid"}},

@@ -1,5 +1,5 @@
 -- +goose Up
--- Channels (decisions.md §8): how messages leave and replies come back.
+-- Channels (docs/contract.md, Channels): how messages leave and replies come back.
 
 -- The account's language picks the built-in texts; messaging holds
 -- {default_channel, routes: {kind: channel key}, quiet_hours: "21:00-09:00"}.

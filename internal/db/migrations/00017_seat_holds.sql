@@ -1,6 +1,6 @@
 -- +goose Up
 -- A seat offer names one concrete slot and holds it until seat_expires_at
--- (decisions.md §8 "Replies that act"): while the entry is queued and the
+-- (docs/contract.md, Seat offers): while the entry is queued and the
 -- hold has not expired, the slot engine treats it as busy.
 ALTER TABLE waitlist_entries ADD COLUMN offer_professional_id BIGINT;
 ALTER TABLE waitlist_entries ADD COLUMN offer_start_at BIGINT;

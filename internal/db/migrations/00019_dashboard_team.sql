@@ -1,5 +1,5 @@
 -- +goose Up
--- The dashboard, wave 2 (issue 22).
+-- The dashboard's team features: roles, languages, unread, assignment, audit.
 -- Team roles: an owner changes settings; staff run the day. Users from the
 -- workspace file keep full access (owner) unless the file says otherwise.
 ALTER TABLE users ADD COLUMN role TEXT NOT NULL DEFAULT 'owner';
