@@ -70,12 +70,15 @@ func cmdKeys(ctx context.Context, args []string, env *Env) error {
 	now := env.Clock.Now()
 	switch args[0] {
 	case "create":
-		n := *name
+		n, err := account.KeyName(*name)
+		if err != nil {
+			return err
+		}
 		if n == "" {
 			n = "api-key-" + now.Format("20060102-150405")
 		}
 		var key string
-		err := store.Transact(ctx, func(tx *db.Tx) error {
+		err = store.Transact(ctx, func(tx *db.Tx) error {
 			var err error
 			key, err = account.InsertKey(ctx, tx, acct, account.NewKey{Name: n, ExpiresAt: expiresAt}, now)
 			return err

@@ -84,6 +84,10 @@ func TestKeysCommands(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(key, "pk_") || len(key) < 40 || strings.Contains(key, "\n") {
 		t.Fatalf("create: %d %q %s", code, out, stderr)
 	}
+	// Keys are revoked by name: a second live "zapier" is refused.
+	if code, _, stderr := runCmd(t, dsn, "", "keys", "create", "--account", "acme", "--name", "zapier"); code == 0 || !strings.Contains(stderr, `A live key named "zapier" already exists`) {
+		t.Fatalf("second zapier: exit %d, %s", code, stderr)
+	}
 	code, out, _ = runCmd(t, dsn, "", "keys", "list", "--account", "acme", "--json")
 	var keys []map[string]any
 	json.Unmarshal([]byte(out), &keys)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
@@ -82,6 +83,27 @@ func ValidKeyValue(v string) bool {
 	return strings.HasPrefix(v, KeyPrefix) && len(v) >= MinKeyLength && !strings.ContainsAny(v, " \t\r\n")
 }
 
+// MaxKeyNameLen is the longest key name, in characters.
+const MaxKeyNameLen = 100
+
+// KeyName is the key-name rule every door follows (dashboard, CLI,
+// workspace file): the name is trimmed and has at most MaxKeyNameLen
+// characters. An empty name is the door's to default (each door names its
+// keys its own way).
+func KeyName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) > MaxKeyNameLen {
+		return "", errs.New(errs.ValidationError, "A key name may have at most %d characters.", MaxKeyNameLen)
+	}
+	return name, nil
+}
+
+// liveNameTaken is the refusal of a second live key with one name: keys
+// are revoked by name, so live names stay unique.
+func liveNameTaken(name string) error {
+	return errs.New(errs.ValidationError, "A live key named %q already exists; choose another name.", name)
+}
+
 // NewKey describes a key to store.
 type NewKey struct {
 	FileKey   string // the workspace file's key, "" for keys made by the CLI
@@ -91,7 +113,10 @@ type NewKey struct {
 	Revoked   bool
 }
 
-// InsertKey stores a key for acct and returns its plaintext.
+// InsertKey stores a key for acct and returns its plaintext. The name
+// follows KeyName (empty: the file key) and no other live key of acct may
+// have it: the check here gives the message, the partial unique index
+// api_keys_live_name (migration 00023) settles two racing creates.
 func InsertKey(ctx context.Context, q db.Querier, acct Account, k NewKey, now time.Time) (string, error) {
 	if k.Value == "" {
 		k.Value = GenerateKey()
@@ -99,17 +124,36 @@ func InsertKey(ctx context.Context, q db.Querier, acct Account, k NewKey, now ti
 	if !ValidKeyValue(k.Value) {
 		return "", errs.New(errs.ValidationError, "an API key must start with %q and have at least %d characters", KeyPrefix, MinKeyLength)
 	}
-	if k.Name == "" {
+	name, err := KeyName(k.Name)
+	if err != nil {
+		return "", err
+	}
+	if k.Name = name; k.Name == "" {
 		k.Name = k.FileKey
+	}
+	if !k.Revoked {
+		var n int
+		if err := q.QueryRow(ctx, `SELECT COUNT(*) FROM api_keys WHERE account_id = ? AND name = ? AND revoked_at IS NULL`,
+			acct.ID, k.Name).Scan(&n); err != nil {
+			return "", fmt.Errorf("insert key: %w", err)
+		}
+		if n > 0 {
+			return "", liveNameTaken(k.Name)
+		}
 	}
 	var revoked any
 	if k.Revoked {
 		revoked = db.Micros(now)
 	}
-	_, err := q.Exec(ctx, `INSERT INTO api_keys (account_id, file_key, name, prefix, hash, created_at, expires_at, revoked_at)
+	_, err = q.Exec(ctx, `INSERT INTO api_keys (account_id, file_key, name, prefix, hash, created_at, expires_at, revoked_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		acct.ID, db.Null(k.FileKey), k.Name, keyPrefix(k.Value), HashKey(k.Value), db.Micros(now), db.NullMicros(k.ExpiresAt), revoked)
 	if db.IsUniqueViolation(err) {
+		// Both engines name the index (PostgreSQL) or its columns (SQLite):
+		// the name's index, or the hash's.
+		if strings.Contains(err.Error(), "name") {
+			return "", liveNameTaken(k.Name)
+		}
 		return "", errs.New(errs.ValidationError, "that API key value is already in use")
 	}
 	if err != nil {

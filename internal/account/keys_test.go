@@ -74,16 +74,7 @@ func TestKeyPrefixMigration(t *testing.T) {
 			}
 		}
 		// Run 00012 again over rows written the old way.
-		if _, err := store.Exec(ctx, `DELETE FROM goose_db_version WHERE version_id = 12`); err != nil {
-			t.Fatal(err)
-		}
-		if err := store.Migrate(ctx, nil); err != nil {
-			t.Fatal(err)
-		}
-		keys, err := account.ListKeys(ctx, store, acct)
-		if err != nil {
-			t.Fatal(err)
-		}
+		keys := keysAfterMigration(t, store, acct, 12)
 		want := map[string]string{"pk_test_ac": "pk_te", "pk_12": "pk_12", "pk_": "pk_"}
 		for _, k := range keys {
 			if k.Prefix != want[k.Name] {

@@ -27,11 +27,11 @@ type ClientInput struct {
 // Limits on a booking's values (docs/contract.md, Limits), checked by every
 // front door's decoder.
 const (
-	MaxNameLen     = 100  // client first_name, last_name
-	MaxEmailLen    = 255  // client email
-	MaxRefNameLen  = 255  // service_name, professional_name, event_type_name
-	MaxTimezoneLen = 64   // timezone
-	MaxNotesLen    = 2000 // notes
+	MaxNameLen     = contact.MaxNameLen // client first_name, last_name
+	MaxEmailLen    = 255                // client email
+	MaxRefNameLen  = 255                // service_name, professional_name, event_type_name
+	MaxTimezoneLen = 64                 // timezone
+	MaxNotesLen    = 2000               // notes
 )
 
 // BookRequest is a booking that passed schema validation. Each of service,
@@ -194,7 +194,7 @@ func bookingClient(ctx context.Context, tx *db.Tx, acct account.Account, in Clie
 		}
 		return c, false, nil
 	}
-	first, last := strings.TrimSpace(in.FirstName), strings.TrimSpace(in.LastName)
+	first, last, _ := contact.Names(in.FirstName, in.LastName) // their length is DecodeBooking's
 	if first == "" && last == "" {
 		return contact.Client{}, false, errs.WithDetails(errs.NameRequired, map[string]any{"field": "client.first_name"},
 			"client.phone %s is new: send client.first_name or client.last_name to create the client.", num.E164())
@@ -318,6 +318,10 @@ func insertBooking(ctx context.Context, tx *db.Tx, acct account.Account, b newBo
 			Message: fmt.Sprintf("The slot was held for waiting-list entry %d until %s; the hold is released.", h.EntryID, clock.Format(h.ExpiresAt))})
 	}
 	custom := map[string]any{"booked_by": b.source}
+	customText, err := db.JSONText(custom)
+	if err != nil {
+		return Booking{}, err
+	}
 	confirmation := "pending"
 	if b.confirmed {
 		confirmation = "confirmed"
@@ -327,7 +331,7 @@ func insertBooking(ctx context.Context, tx *db.Tx, acct account.Account, b newBo
 		start_at, end_at, timezone, status, source, confirmation_status, notes, custom_fields, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'booked', ?, ?, ?, ?, ?, ?) RETURNING id`,
 		acct.ID, b.client.ID, b.svc.ID, b.pro.ID, b.et.ID, db.Micros(b.start), db.Micros(b.end), b.timezone, b.source, confirmation,
-		b.notes, jsonText(custom), db.Micros(now), db.Micros(now)).Scan(&id)
+		b.notes, customText, db.Micros(now), db.Micros(now)).Scan(&id)
 	if err != nil {
 		return Booking{}, fmt.Errorf("insert appointment: %w", err)
 	}

@@ -12,7 +12,6 @@ package calendar
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"time"
@@ -310,10 +309,4 @@ func LoadZone(name string) (*time.Location, bool) {
 // sortRefs orders candidates by id so details are stable.
 func sortRefs(r []Ref) {
 	sort.Slice(r, func(i, j int) bool { return r[i].ID < r[j].ID })
-}
-
-// jsonText marshals v for a TEXT JSON column.
-func jsonText(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }

@@ -235,7 +235,11 @@ func SetWorkingHours(ctx context.Context, q db.Querier, acct account.Account, id
 	if len(changes) == 0 {
 		return nil, nil
 	}
-	if _, err := q.Exec(ctx, `UPDATE professionals SET working_hours = ? WHERE account_id = ? AND id = ?`, jsonText(clean), acct.ID, id); err != nil {
+	cleanText, err := db.JSONText(clean)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := q.Exec(ctx, `UPDATE professionals SET working_hours = ? WHERE account_id = ? AND id = ?`, cleanText, acct.ID, id); err != nil {
 		return nil, err
 	}
 	readcache.Changed(q, readcache.Calendar, acct.ID)
@@ -292,7 +296,11 @@ func timeOffDocs(offs []TimeOff) []timeOffDoc {
 func writeTimeOff(ctx context.Context, q db.Querier, acct account.Account, id int64, docs []timeOffDoc) error {
 	at := func(s string) time.Time { t, _ := time.Parse(time.RFC3339Nano, s); return t }
 	sort.SliceStable(docs, func(i, j int) bool { return at(docs[i].From).Before(at(docs[j].From)) })
-	if _, err := q.Exec(ctx, `UPDATE professionals SET time_off = ? WHERE account_id = ? AND id = ?`, jsonText(docs), acct.ID, id); err != nil {
+	text, err := db.JSONText(docs)
+	if err != nil {
+		return err
+	}
+	if _, err := q.Exec(ctx, `UPDATE professionals SET time_off = ? WHERE account_id = ? AND id = ?`, text, acct.ID, id); err != nil {
 		return err
 	}
 	readcache.Changed(q, readcache.Calendar, acct.ID)

@@ -7,8 +7,6 @@ package channels
 
 import (
 	"context"
-	"crypto/rand"
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -128,7 +126,7 @@ func SaveEdit(ctx context.Context, tx *db.Tx, box *secrets.Box, targets outbound
 			changed = append(changed, f.name)
 		}
 	}
-	id, uuid, err := Save(ctx, tx, box, acct, ch, newUUID(), now)
+	id, uuid, err := Save(ctx, tx, box, acct, ch, db.NewUUID(), now)
 	if err != nil {
 		return Channel{}, nil, err
 	}
@@ -142,15 +140,6 @@ var targetRefusals = map[string]errs.Text{
 	"api_base":         errs.Say("The API address must be a public http or https address."),
 	"credentials.host": errs.Say("The SMTP host must be a public host name or address."),
 	"credentials.port": errs.Say("The SMTP port must be a number from 1 to 65535."),
-}
-
-// newUUID is a random (version 4) UUID for a new channel's callback URLs.
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
 // TestMessageBody is the text of a test message unless another is given.

@@ -89,7 +89,8 @@ func CreateClient(ctx context.Context, store *db.DB, acct account.Account, in Cl
 
 // validateInput trims in and turns it into the row to insert.
 func validateInput(acct account.Account, in *ClientInput) (New, error) {
-	in.FirstName, in.LastName = strings.TrimSpace(in.FirstName), strings.TrimSpace(in.LastName)
+	first, last, namesFit := Names(in.FirstName, in.LastName)
+	in.FirstName, in.LastName = first, last
 	in.Phone, in.Email = strings.TrimSpace(in.Phone), strings.TrimSpace(in.Email)
 	in.Company, in.Notes = strings.TrimSpace(in.Company), strings.TrimSpace(in.Notes)
 	var tags []string
@@ -104,7 +105,7 @@ func validateInput(acct account.Account, in *ClientInput) (New, error) {
 		return New{}, errs.WithDetails(errs.ValidationError, map[string]any{"field": "first_name"}, MsgNameRequired)
 	case in.Phone == "" && in.Email == "":
 		return New{}, errs.WithDetails(errs.ValidationError, map[string]any{"field": "phone"}, MsgContactRequired)
-	case len(in.FirstName) > 100 || len(in.LastName) > 100 || len(in.Email) > 255 || len(in.Company) > 255 || len(in.Notes) > 2000 || len(in.Phone) > 64:
+	case !namesFit || len(in.Email) > 255 || len(in.Company) > 255 || len(in.Notes) > 2000 || len(in.Phone) > 64:
 		return New{}, errs.New(errs.ValidationError, MsgTooLong)
 	}
 	for _, t := range in.Tags {

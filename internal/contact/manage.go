@@ -106,11 +106,12 @@ type ClientUpdate struct {
 
 // UpdateClient writes u over the client.
 func UpdateClient(ctx context.Context, store *db.DB, acct account.Account, id int64, u ClientUpdate, now time.Time) error {
-	u.FirstName, u.LastName = strings.TrimSpace(u.FirstName), strings.TrimSpace(u.LastName)
+	first, last, namesFit := Names(u.FirstName, u.LastName)
+	u.FirstName, u.LastName = first, last
 	u.Email, u.Company, u.Timezone = strings.TrimSpace(u.Email), strings.TrimSpace(u.Company), strings.TrimSpace(u.Timezone)
 	switch {
-	case len(u.FirstName) > 100 || len(u.LastName) > 100:
-		return errs.New(errs.ValidationError, "First and last names may have at most 100 characters.")
+	case !namesFit:
+		return errs.New(errs.ValidationError, "First and last names may have at most %d characters.", MaxNameLen)
 	case len(u.Email) > 255:
 		return errs.New(errs.ValidationError, "An e-mail may have at most 255 characters.")
 	case u.Email != "" && !validEmail(u.Email):

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/audit"
@@ -40,13 +41,13 @@ func (d *Dashboard) renderKeys(w http.ResponseWriter, r *http.Request, s *sessio
 // response only (no redirect, no cookie): it is never stored in plaintext
 // and never shown again.
 func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, s *session) error {
-	name := strings.TrimSpace(r.PostForm.Get("name"))
+	name, err := account.KeyName(r.PostForm.Get("name"))
+	if err != nil {
+		return err
+	}
 	now := d.clock.Now()
 	if name == "" {
 		name = "dashboard-" + now.In(s.Account.Location()).Format("20060102-150405")
-	}
-	if len(name) > 100 {
-		return errs.New(errs.ValidationError, "A key name may have at most 100 characters.")
 	}
 	var expires time.Time
 	if v := strings.TrimSpace(r.PostForm.Get("expires_on")); v != "" {
@@ -61,17 +62,8 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, s *session
 		}
 	}
 	var plain string
-	err := d.db.Transact(r.Context(), func(tx *db.Tx) error {
-		keys, err := account.ListKeys(r.Context(), tx, s.Account)
-		if err != nil {
-			return err
-		}
-		// Revoking is by name, so live names stay unique.
-		for _, k := range keys {
-			if k.Name == name && !k.Revoked {
-				return errs.New(errs.ValidationError, "A live key named %q already exists; choose another name.", name)
-			}
-		}
+	err = d.db.Transact(r.Context(), func(tx *db.Tx) error {
+		var err error
 		plain, err = account.InsertKey(r.Context(), tx, s.Account, account.NewKey{Name: name, ExpiresAt: expires}, now)
 		if err != nil {
 			return err
@@ -92,7 +84,7 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, s *session
 // revokeKey handles "POST /app/keys/revoke".
 func (d *Dashboard) revokeKey(w http.ResponseWriter, r *http.Request, s *session) error {
 	name := r.PostForm.Get("name")
-	if len(name) > 100 {
+	if utf8.RuneCountInString(name) > account.MaxKeyNameLen {
 		return errs.New(errs.NotFound, "no active key named %q", name)
 	}
 	err := d.audited(r.Context(), s, func(tx *db.Tx) (string, string, string, string, error) {

@@ -4,6 +4,7 @@ package dashboard
 // warnings.
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,11 +12,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/valid"
 )
 
 // bookForm is the booking form's values, kept when a refusal shows it again.
@@ -170,21 +171,12 @@ func (d *Dashboard) book(w http.ResponseWriter, r *http.Request, s *session) err
 	} else if f.Phone == "" {
 		return d.bookRefused(w, r, s, v, errs.New(errs.ValidationError, "%s", s.Translate("Enter the new client's phone number, or choose an existing client.")))
 	}
-	switch {
-	case utf8.RuneCountInString(in.FirstName) > calendar.MaxNameLen || utf8.RuneCountInString(in.LastName) > calendar.MaxNameLen:
-		return d.bookRefused(w, r, s, v, errs.New(errs.ValidationError, "%s", s.Translate("A name may have at most %d characters.", calendar.MaxNameLen)))
-	case utf8.RuneCountInString(f.Notes) > calendar.MaxNotesLen:
-		return d.bookRefused(w, r, s, v, errs.New(errs.ValidationError, "%s", s.Translate("Notes may have at most %d characters.", calendar.MaxNotesLen)))
-	case f.EventTypeID <= 0:
-		return d.bookRefused(w, r, s, v, errs.New(errs.ValidationError, "%s", s.Translate("Choose the type of visit.")))
-	}
 	start := f.Start.In(loc)
-	end := start.Add(time.Duration(v.Service.DefaultDurationMinutes) * time.Minute)
-	startWall, _ := calendar.ParseWallTime(start.Format("2006-01-02T15:04:05"))
-	endWall, _ := calendar.ParseWallTime(end.Format("2006-01-02T15:04:05"))
-	b, err := calendar.Book(r.Context(), d.db, s.Account, calendar.BookRequest{Client: in,
-		ServiceID: &f.ServiceID, ProfessionalID: &f.ProfessionalID, EventTypeID: &f.EventTypeID,
-		StartAt: startWall, EndAt: endWall, Timezone: loc.String(), Notes: f.Notes, Source: Source, FreeSlotOnly: true}, d.clock.Now())
+	req, err := bookingRequest(s, f, in, start, start.Add(time.Duration(v.Service.DefaultDurationMinutes)*time.Minute))
+	if err != nil {
+		return d.bookRefused(w, r, s, v, err)
+	}
+	b, err := calendar.Book(r.Context(), d.db, s.Account, req, d.clock.Now())
 	if err != nil {
 		return d.bookRefused(w, r, s, v, err)
 	}
@@ -195,6 +187,35 @@ func (d *Dashboard) book(w http.ResponseWriter, r *http.Request, s *session) err
 	}
 	d.redirect(w, r, fmt.Sprintf("%stoday?date=%s&service=%d#appt-%d", Prefix, start.Format("2006-01-02"), f.ServiceID, a.ID), "ok", msg)
 	return nil
+}
+
+// bookingRequest reads the form's booking with calendar.DecodeBooking, the
+// decoder of every door (so the form's limits are the API's and MCP's), and
+// words its refusals for the form.
+func bookingRequest(s *session, f bookForm, in calendar.ClientInput, start, end time.Time) (calendar.BookRequest, error) {
+	const wall = "2006-01-02T15:04:05"
+	id := func(n int64) json.Number { return json.Number(strconv.FormatInt(n, 10)) }
+	rep := &valid.Report{}
+	req := calendar.DecodeBooking(rep.Object(map[string]any{
+		"client":     map[string]any{"phone": in.Phone, "first_name": in.FirstName, "last_name": in.LastName},
+		"service_id": id(f.ServiceID), "professional_id": id(f.ProfessionalID), "event_type_id": id(f.EventTypeID),
+		"start_at": start.Format(wall), "end_at": end.Format(wall), "timezone": start.Location().String(), "notes": f.Notes,
+	}, "model_type", "form"))
+	for _, p := range rep.Problems {
+		switch p.Field() {
+		case "first_name", "last_name":
+			return req, errs.New(errs.ValidationError, "%s", s.Translate("A name may have at most %d characters.", calendar.MaxNameLen))
+		case "notes":
+			return req, errs.New(errs.ValidationError, "%s", s.Translate("Notes may have at most %d characters.", calendar.MaxNotesLen))
+		default:
+			return req, errs.New(errs.ValidationError, "%s: %s", p.Field(), p.Msg)
+		}
+	}
+	if f.EventTypeID <= 0 {
+		return req, errs.New(errs.ValidationError, "%s", s.Translate("Choose the type of visit."))
+	}
+	req.Source, req.FreeSlotOnly = Source, true
+	return req, nil
 }
 
 // bookRefused shows the booking form again with the reason of a refusal

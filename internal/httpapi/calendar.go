@@ -99,8 +99,9 @@ func (s *Server) handleBook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	req, err := decodeBooking(body)
-	if err != nil {
+	rep := &valid.Report{}
+	req := calendar.DecodeBooking(rep.Object(body, "model_type", "body"))
+	if err := rep.Err(); err != nil {
 		return err
 	}
 	b, err := calendar.Book(r.Context(), s.db, accountFrom(r.Context()), req, s.clock.Now())
@@ -110,65 +111,4 @@ func (s *Server) handleBook(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": b.Appointment,
 		"client_id": b.ClientID, "client_created": b.ClientCreated})
 	return nil
-}
-
-// decodeBooking reads the booking body, reporting every schema problem at
-// once (422). Business rules (zones, phones, names, the catalog) are the
-// calendar package's.
-func decodeBooking(body any) (calendar.BookRequest, error) {
-	var req calendar.BookRequest
-	rep := &valid.Report{}
-	o := rep.Object(body, "model_type", "body")
-	o.Require("client")
-	if c := o.Sub("client"); c != nil {
-		c.Require("phone")
-		req.Client.Phone, _ = c.Str("phone", 0)
-		req.Client.FirstName, _ = c.Str("first_name", calendar.MaxNameLen)
-		req.Client.LastName, _ = c.Str("last_name", calendar.MaxNameLen)
-		req.Client.Email, _ = c.Str("email", calendar.MaxEmailLen)
-	}
-	req.ServiceID, req.ServiceName = idOrName(o, "service")
-	req.ProfessionalID, req.ProfessionalName = idOrName(o, "professional")
-	req.EventTypeID, req.EventTypeName = idOrName(o, "event_type")
-	o.Require("start_at", "end_at", "timezone")
-	req.StartAt = wallTime(o, "start_at")
-	req.EndAt = wallTime(o, "end_at")
-	req.Timezone, _ = o.Str("timezone", calendar.MaxTimezoneLen)
-	req.Notes, _ = o.Str("notes", calendar.MaxNotesLen)
-	return req, rep.Err()
-}
-
-// idOrName reads KIND_id / KIND_name; sending neither is `missing` at
-// KIND_id (docs/contract.md, Booking).
-func idOrName(o *valid.Object, kind string) (*int64, *string) {
-	_, hasID := o.Raw(kind + "_id")
-	_, hasName := o.Raw(kind + "_name")
-	if o.Valid() && !hasID && !hasName {
-		o.Report().Add(o.Loc(kind+"_id"), "missing", "Field required")
-		return nil, nil
-	}
-	var (
-		id   *int64
-		name *string
-	)
-	if n, ok := o.Int(kind + "_id"); ok {
-		id = &n
-	}
-	if s, ok := o.Str(kind+"_name", calendar.MaxRefNameLen); ok {
-		name = &s
-	}
-	return id, name
-}
-
-// wallTime reads a booking timestamp; an unreadable one is datetime_parsing.
-func wallTime(o *valid.Object, name string) calendar.WallTime {
-	s, ok := o.Str(name, 0)
-	if !ok {
-		return calendar.WallTime{}
-	}
-	t, ok := calendar.ParseWallTime(s)
-	if !ok {
-		o.Report().Add(o.Loc(name), "datetime_parsing", "Input should be a valid datetime (ISO 8601, e.g. 2026-12-01T10:00:00 or 2026-12-01T10:00:00+01:00)")
-	}
-	return t
 }

@@ -69,25 +69,9 @@ func (l *Local) FindSlots(ctx context.Context, in FindSlotsIn) (calendar.SlotLis
 
 // BookAppointment implements Backend.
 func (l *Local) BookAppointment(ctx context.Context, in BookAppointmentIn) (BookAppointmentOut, error) {
+	// The arguments are read as the API reads its body, by the one decoder.
 	rep := &valid.Report{}
-	req := calendar.BookRequest{
-		Client:    calendar.ClientInput{Phone: in.Client.Phone, FirstName: in.Client.FirstName, LastName: in.Client.LastName, Email: in.Client.Email},
-		ServiceID: in.ServiceID, ServiceName: in.ServiceName, ProfessionalID: in.ProfessionalID, ProfessionalName: in.ProfessionalName,
-		EventTypeID: in.EventTypeID, EventTypeName: in.EventTypeName, Timezone: in.Timezone, Notes: in.Notes,
-	}
-	for kind, sent := range map[string]bool{"service": in.ServiceID != nil || in.ServiceName != nil,
-		"professional": in.ProfessionalID != nil || in.ProfessionalName != nil, "event_type": in.EventTypeID != nil || in.EventTypeName != nil} {
-		if !sent {
-			rep.Add([]any{"arguments", kind + "_id"}, "missing", "Field required: give "+kind+"_id or "+kind+"_name")
-		}
-	}
-	maxLen(rep, in.Client.FirstName, calendar.MaxNameLen, "client", "first_name")
-	maxLen(rep, in.Client.LastName, calendar.MaxNameLen, "client", "last_name")
-	maxLen(rep, in.Client.Email, calendar.MaxEmailLen, "client", "email")
-	maxLen(rep, in.Timezone, calendar.MaxTimezoneLen, "timezone")
-	maxLen(rep, in.Notes, calendar.MaxNotesLen, "notes")
-	req.StartAt = wallTime(rep, in.StartAt, "start_at")
-	req.EndAt = wallTime(rep, in.EndAt, "end_at")
+	req := calendar.DecodeBooking(objectOf(rep, in))
 	if err := rep.Err(); err != nil {
 		return BookAppointmentOut{}, err
 	}
@@ -293,25 +277,17 @@ func maxLen(rep *valid.Report, s string, max int, at ...any) {
 	valid.String(rep, s, max, append([]any{"arguments"}, at...)...)
 }
 
-// wallTime reads a booking timestamp as the API does.
-func wallTime(rep *valid.Report, s, name string) calendar.WallTime {
-	t, ok := calendar.ParseWallTime(s)
-	if !ok {
-		rep.Add([]any{"arguments", name}, "datetime_parsing", "Input should be a valid datetime (ISO 8601, e.g. 2026-12-01T10:00:00 or 2026-12-01T10:00:00+01:00)")
-	}
-	return t
-}
-
-// objectOf reads v as the API's untyped body, for the area readers that
-// take one.
+// objectOf reads v as the API's untyped body at ['arguments'], for the area
+// readers that take one. v is always encodable (a tool's input struct); if
+// it were not, the problem is reported rather than read as nothing.
 func objectOf(rep *valid.Report, v any) *valid.Object {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil
+		return rep.Object(nil, "model_type", "arguments")
 	}
 	body, err := valid.ParseJSON(b)
 	if err != nil {
-		return nil
+		return rep.Object(nil, "model_type", "arguments")
 	}
 	return rep.Object(body, "model_type", "arguments")
 }

@@ -5,10 +5,8 @@ package pipeline
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -165,7 +163,7 @@ func CreateAPINode(ctx context.Context, tx *db.Tx, acct account.Account, pipelin
 		pool = dedupe(in.Pool)
 	}
 	poolJSON, _ := json.Marshal(pool)
-	uuid := newUUID()
+	uuid := db.NewUUID()
 	// file_key keeps the workspace file's (pipeline, key) uniqueness;
 	// dashboard-made nodes are keyed by their UUID.
 	_, err := tx.Exec(ctx, `INSERT INTO input_nodes (account_id, pipeline_id, file_key, uuid, name, node_type, is_active,
@@ -194,14 +192,6 @@ func SetNodeActive(ctx context.Context, q db.Querier, acct account.Account, pipe
 	_, err = q.Exec(ctx, `UPDATE input_nodes SET is_active = ? WHERE account_id = ? AND pipeline_id = ? AND uuid = ? AND node_type = 'api'`,
 		active, acct.ID, pipelineID, uuid)
 	return name, err == nil, err
-}
-
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
 func dedupe(ids []int64) []int64 {

@@ -24,7 +24,7 @@ const (
 
 // Limits on row values.
 const (
-	maxNameLen    = 100
+	maxNameLen    = contact.MaxNameLen
 	maxEmailLen   = 255
 	maxDataKeyLen = 100
 	maxDataBytes  = 16 * 1024

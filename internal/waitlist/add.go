@@ -87,7 +87,8 @@ func Add(ctx context.Context, store *db.DB, acct account.Account, req AddRequest
 		if err != nil {
 			return nil, errs.WithDetails(errs.InvalidPhone, map[string]any{"field": "phone"}, "phone: %s.", err.Error())
 		}
-		newClient = contact.New{FirstName: req.FirstName, LastName: req.LastName, Phone: n, Email: strings.TrimSpace(req.Email)}
+		first, last, _ := contact.Names(req.FirstName, req.LastName) // their length is the doors' decoders'
+		newClient = contact.New{FirstName: first, LastName: last, Phone: n, Email: strings.TrimSpace(req.Email)}
 	}
 
 	res := &AddResult{}

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/phone"
 	"github.com/frontdesk/frontdesk/internal/valid"
 )
 
 // Limits on values (docs/contract.md, Limits).
 const (
-	MaxNameLen  = 100
+	MaxNameLen  = contact.MaxNameLen
 	MaxEmailLen = 255
 	MaxNotesLen = 2000
 	MaxPhoneLen = 64

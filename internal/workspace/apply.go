@@ -2,8 +2,6 @@ package workspace
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -199,6 +197,7 @@ func column(name string, val any) col { return col{name, val} }
 // value.
 type fields struct {
 	set, insert []col
+	err         error // the first JSON column that could not be encoded
 }
 
 func (f *fields) add(given bool, name string, val any) {
@@ -212,15 +211,19 @@ func (f *fields) add(given bool, name string, val any) {
 // upsertFields is upsert with the columns of f; insertOnly is written on
 // insert alone.
 func (ap *applier) upsertFields(ctx context.Context, table, conflictWhere string, keys []col, f fields, insertOnly ...col) (int64, error) {
+	if f.err != nil {
+		return 0, f.err
+	}
 	return ap.upsert(ctx, table, conflictWhere, keys, f.set, append(f.insert, insertOnly...))
 }
 
-func jsonText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // only called with values built here
+// addJSON is add for a TEXT JSON column.
+func (f *fields) addJSON(given bool, name string, v any) {
+	text, err := db.JSONText(v)
+	if err != nil && f.err == nil {
+		f.err = fmt.Errorf("%s: %w", name, err)
 	}
-	return string(b)
+	f.add(given, name, text)
 }
 
 func (ap *applier) owned(key string) []col {
@@ -240,14 +243,6 @@ func (ap *applier) idOf(ctx context.Context, table string, ids map[string]int64,
 	}
 	ids[key] = id
 	return id, nil
-}
-
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = (b[6] & 0x0f) | 0x40
-	b[8] = (b[8] & 0x3f) | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
 // strOr is s, or def when s is empty.

@@ -92,7 +92,7 @@ func (ap *applier) notifications(ctx context.Context, slug string, n *Notificati
 	if cur.Reminders == nil {
 		cur.Reminders = []string{}
 	}
-	return jsonText(cur), nil
+	return db.JSONText(cur)
 }
 
 func (ap *applier) apiKeys(ctx context.Context) error {

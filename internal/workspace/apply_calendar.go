@@ -34,8 +34,8 @@ func (ap *applier) professionals(ctx context.Context) error {
 		var fs fields
 		fs.add(p.keys.has("name"), "name", p.Name)
 		fs.add(p.keys.has("active"), "active", boolOr(p.Active, true))
-		fs.add(p.keys.has("working_hours"), "working_hours", jsonText(hours))
-		fs.add(p.keys.has("time_off"), "time_off", jsonText(off))
+		fs.addJSON(p.keys.has("working_hours"), "working_hours", hours)
+		fs.addJSON(p.keys.has("time_off"), "time_off", off)
 		id, err := ap.upsertFields(ctx, "professionals", "", ap.owned(p.Key), fs)
 		if err != nil {
 			return err

@@ -67,7 +67,7 @@ func (ap *applier) clients(ctx context.Context) error {
 		fs.add(has("email"), "email_norm", emailNorm)
 		fs.add(has("company"), "company", company)
 		fs.add(has("timezone"), "timezone", tz)
-		fs.add(has("data"), "data", jsonText(data))
+		fs.addJSON(has("data"), "data", data)
 		id, err := ap.upsertFields(ctx, "clients", " WHERE file_key IS NOT NULL", ap.owned(cl.Key), fs,
 			column("created_at", db.Micros(ap.now)), column("updated_at", db.Micros(ap.now)))
 		if err != nil {

@@ -100,7 +100,9 @@ func (ap *applier) pipelines(ctx context.Context) error {
 				for _, t := range *s.AllowedTargets {
 					ids = append(ids, stageIDs[t])
 				}
-				allowed = jsonText(ids)
+				if allowed, err = db.JSONText(ids); err != nil {
+					return err
+				}
 			}
 			if _, err := ap.tx.Exec(ctx, `UPDATE stages SET allowed_targets = ? WHERE id = ? AND allowed_targets IS DISTINCT FROM ?`,
 				allowed, stageIDs[s.Key], allowed); err != nil {
@@ -178,7 +180,7 @@ func (ap *applier) inputNode(ctx context.Context, pipelineKey string, pid int64,
 		uuid = existing
 	}
 	if uuid == "" {
-		uuid = newUUID()
+		uuid = db.NewUUID()
 	}
 	var fs fields
 	fs.add(has("uuid"), "uuid", uuid)
@@ -188,7 +190,7 @@ func (ap *applier) inputNode(ctx context.Context, pipelineKey string, pid int64,
 	fs.add(has("target_stage"), "target_stage_id", target)
 	fs.add(has("default_lead_value"), "default_lead_value", n.DefaultLeadValue)
 	fs.add(hasStrategy, "assignment_strategy", strategy)
-	fs.add(hasPool, "assignment_pool", jsonText(pool))
+	fs.addJSON(hasPool, "assignment_pool", pool)
 	if _, err := ap.upsertFields(ctx, "input_nodes", "", []col{column("pipeline_id", pid), column("file_key", n.Key)}, fs,
 		column("account_id", ap.acct.ID), column("created_at", db.Micros(ap.now))); db.IsUniqueViolation(err) {
 		// Node uuids are unique across accounts: the caller's to fix, not

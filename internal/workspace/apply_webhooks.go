@@ -30,7 +30,7 @@ func (ap *applier) webhooks(ctx context.Context) error {
 		}
 		var fs fields
 		fs.add(has("url"), "url", w.URL)
-		fs.add(has("events"), "events", jsonText(events))
+		fs.addJSON(has("events"), "events", events)
 		fs.add(has("secret"), "secret", secret)
 		fs.add(has("active"), "active", boolOr(w.Active, true))
 		if _, err := ap.upsertFields(ctx, "webhooks", "", ap.owned(w.Key), fs); err != nil {
@@ -63,7 +63,10 @@ func (ap *applier) seal(stored, plaintext string) (string, error) {
 // sealAutomations renders a stage's automations with their webhook secrets
 // sealed, reusing the stored text when it opens to the same automations.
 func (ap *applier) sealAutomations(stored string, autos []AutomationSpec) (string, error) {
-	plain := jsonText(autos)
+	plain, err := db.JSONText(autos)
+	if err != nil {
+		return "", err
+	}
 	if stored != "" {
 		var cur []AutomationSpec
 		if err := json.Unmarshal([]byte(stored), &cur); err == nil {
@@ -80,7 +83,7 @@ func (ap *applier) sealAutomations(stored string, autos []AutomationSpec) (strin
 					same = false
 				}
 			}
-			if same && jsonText(cur) == plain {
+			if text, err := db.JSONText(cur); same && err == nil && text == plain {
 				return stored, nil
 			}
 		}
@@ -97,5 +100,5 @@ func (ap *applier) sealAutomations(stored string, autos []AutomationSpec) (strin
 		}
 		sealed[i].Secret = s
 	}
-	return jsonText(sealed), nil
+	return db.JSONText(sealed)
 }

@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/frontdesk/frontdesk/internal/channels"
+	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/phone"
 )
@@ -266,7 +267,7 @@ func (ap *applier) channels(ctx context.Context) error {
 				return &Error{Problems: []string{fmt.Sprintf("channels[%d].%s: %v", i, field, err)}}
 			}
 		}
-		_, uuid, err := channels.Save(ctx, ap.tx, ap.box, ap.acct, cur, newUUID(), ap.now)
+		_, uuid, err := channels.Save(ctx, ap.tx, ap.box, ap.acct, cur, db.NewUUID(), ap.now)
 		if err != nil {
 			return err
 		}
@@ -294,6 +295,10 @@ func (ap *applier) messaging(ctx context.Context) error {
 	if m.keys.has("quiet_hours") {
 		cur.QuietHours = m.QuietHours
 	}
-	_, err = ap.tx.Exec(ctx, `UPDATE accounts SET messaging = ? WHERE id = ? AND messaging <> ?`, jsonText(cur), ap.acct.ID, jsonText(cur))
+	text, err := db.JSONText(cur)
+	if err != nil {
+		return err
+	}
+	_, err = ap.tx.Exec(ctx, `UPDATE accounts SET messaging = ? WHERE id = ? AND messaging <> ?`, text, ap.acct.ID, text)
 	return err
 }

@@ -5,6 +5,7 @@ package workspace
 // walks the file with them.
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -24,6 +25,15 @@ type checker struct {
 
 func (c *checker) addf(path, format string, args ...any) {
 	c.problems = append(c.problems, path+": "+fmt.Sprintf(format, args...))
+}
+
+// refusal records an area rule's refusal (its message, without the code).
+func (c *checker) refusal(path string, err error) {
+	if e := (*errs.Error)(nil); errors.As(err, &e) {
+		c.addf(path, "%s", e.Message)
+		return
+	}
+	c.addf(path, "%v", err)
 }
 
 func (c *checker) oneOf(path, v string, allowed []string) {

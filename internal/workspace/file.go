@@ -12,6 +12,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/chat"
 	"github.com/frontdesk/frontdesk/internal/clock"
+	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/jobs"
 	"gopkg.in/yaml.v3"
 )
@@ -366,9 +367,13 @@ func (s *AssignmentSpec) UnmarshalYAML(n *yaml.Node) error {
 	return track(n, (*plain)(s), &s.keys)
 }
 
+// UnmarshalYAML reads a client; its names are trimmed (contact.Names), as
+// every door trims them.
 func (s *ClientSpec) UnmarshalYAML(n *yaml.Node) error {
 	type plain ClientSpec
-	return track(n, (*plain)(s), &s.keys)
+	err := track(n, (*plain)(s), &s.keys)
+	s.FirstName, s.LastName, _ = contact.Names(s.FirstName, s.LastName)
+	return err
 }
 
 func (s *ConversationSpec) UnmarshalYAML(n *yaml.Node) error {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/outbound"
@@ -97,6 +98,9 @@ func Validate(f *File, known *Known) error {
 	c.keys("api_keys", len(f.APIKeys), func(i int) string { return f.APIKeys[i].Key })
 	for i, k := range f.APIKeys {
 		p := fmt.Sprintf("api_keys[%d]", i)
+		if _, err := account.KeyName(k.Name); err != nil {
+			c.refusal(p+".name", err)
+		}
 		if k.Value != "" && !account.ValidKeyValue(k.Value) {
 			c.addf(p+".value", "must start with %q and have at least %d characters", account.KeyPrefix, account.MinKeyLength)
 		}
@@ -310,6 +314,9 @@ func Validate(f *File, known *Known) error {
 			} else {
 				phones[n.National] = path
 			}
+		}
+		if _, _, ok := contact.Names(cl.FirstName, cl.LastName); !ok {
+			c.addf(path, "a name may have at most %d characters", contact.MaxNameLen)
 		}
 		if !known.Clients[cl.Key] && cl.Phone == "" && (cl.Email == nil || *cl.Email == "") && cl.FirstName == "" && cl.LastName == "" {
 			c.addf(path, "a client needs a name, a phone or an e-mail")

@@ -148,3 +148,33 @@ func sortedCopy(s []string) []string {
 	slices.Sort(c)
 	return c
 }
+
+// Answer is r in a form another door's answer compares with: "ok", the
+// schema problems (Problems), or the error code and its details.
+func (r Result) Answer() string {
+	if !r.IsError {
+		return "ok"
+	}
+	details, _ := r.Body["details"].(map[string]any)
+	if list, ok := details["errors"]; ok {
+		return Problems(list)
+	}
+	d, _ := json.Marshal(r.Body["details"])
+	return r.Code() + " " + string(d)
+}
+
+// Problems renders 422 problems without the first element of their
+// locations (query, body or arguments: each door names its own input), so
+// two doors' problems compare.
+func Problems(v any) string {
+	list, _ := v.([]any)
+	for _, p := range list {
+		if p, ok := p.(map[string]any); ok {
+			if loc, ok := p["loc"].([]any); ok && len(loc) > 0 {
+				p["loc"] = loc[1:]
+			}
+		}
+	}
+	b, _ := json.Marshal(list)
+	return "422 " + string(b)
+}
