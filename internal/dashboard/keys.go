@@ -33,7 +33,7 @@ func (d *Dashboard) renderKeys(w http.ResponseWriter, r *http.Request, s *sessio
 		return err
 	}
 	v.Keys = keys
-	d.render(w, r, s, status, "keys", "API keys", "settings", v)
+	d.render(w, r, s, status, "keys", "API keys", "keys", v)
 	return nil
 }
 

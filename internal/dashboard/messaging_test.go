@@ -230,7 +230,7 @@ func TestChannelsSettingsPage(t *testing.T) {
 		u.get("/app/settings").contains(t, `href="/app/settings/channels"`)
 		base := h.srv.URL // no public URL configured: the request's own address
 		p := u.get("/app/settings/channels").must(t, http.StatusOK).contains(t,
-			`aria-current="page">Settings`, "English (en)", "21:00-09:00", "Europe/Madrid",
+			`aria-current="true">Settings`, `aria-current="page">Channels`, "English (en)", "21:00-09:00", "Europe/Madrid",
 			"<td>seat_offer</td><td>wa</td>",
 			"<strong>sms</strong>", "twilio", "&#43;34910000001", "http://127.0.0.1:9",
 			"<strong>wa</strong>", "meta", "booking_confirmation → cita_confirmar (es)",

@@ -57,6 +57,13 @@ type view struct {
 	Unread int
 }
 
+// InSettings reports whether the page is one of the settings pages (the
+// navigation marks Settings as the current section, and the settings menu
+// marks the page).
+func (v view) InSettings() bool {
+	return strings.HasPrefix(v.Nav, "settings") || v.Nav == "keys" || v.Nav == "channels"
+}
+
 // pageData is what a page's template reads as .Data: a struct type of its
 // own per page (its "view", declared beside the page's handler), never a
 // map, which a template could read a misspelt key of without failing.

@@ -42,6 +42,6 @@ func (d *Dashboard) auditPage(w http.ResponseWriter, r *http.Request, s *session
 	if len(list) == auditPageSize {
 		next = list[len(list)-1].ID
 	}
-	d.render(w, r, s, http.StatusOK, "settings_audit", "Audit log", "settings", auditView{Entries: list, Next: next, First: before == 0})
+	d.render(w, r, s, http.StatusOK, "settings_audit", "Audit log", "settings-audit", auditView{Entries: list, Next: next, First: before == 0})
 	return nil
 }

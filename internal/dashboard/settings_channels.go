@@ -69,7 +69,7 @@ func (d *Dashboard) channelsPage(w http.ResponseWriter, r *http.Request, s *sess
 			pf = append(pf, providerFields{p, f})
 		}
 	}
-	d.render(w, r, s, http.StatusOK, "channels", "Channels", "settings", channelsView{
+	d.render(w, r, s, http.StatusOK, "channels", "Channels", "channels", channelsView{
 		Channels: views, Settings: settings, Base: base, Configured: d.publicURL != "",
 		Types: channels.Types, Providers: channels.ProviderNames, ProviderFields: pf, CanSeal: d.secrets.HasKey(),
 	})

@@ -30,7 +30,7 @@ func (d *Dashboard) notificationsPage(w http.ResponseWriter, r *http.Request, s 
 	if err != nil {
 		return err
 	}
-	d.render(w, r, s, http.StatusOK, "settings_notifications", "Notifications", "settings", notificationsView{
+	d.render(w, r, s, http.StatusOK, "settings_notifications", "Notifications", "settings-notifications", notificationsView{
 		Settings: set, Reminders: strings.Join(set.Reminders, ", "), Max: jobs.MaxReminders,
 		MinLead: clock.Short(jobs.ReminderLead.Min), MaxLead: clock.Short(jobs.ReminderLead.Max),
 	})

@@ -44,7 +44,7 @@ func (d *Dashboard) renderTeam(w http.ResponseWriter, r *http.Request, s *sessio
 		return err
 	}
 	v.Members, v.Invitations, v.Roles = members, invs, account.Roles
-	d.render(w, r, s, http.StatusOK, "settings_team", "Team", "settings", v)
+	d.render(w, r, s, http.StatusOK, "settings_team", "Team", "settings-team", v)
 	return nil
 }
 

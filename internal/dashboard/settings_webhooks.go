@@ -45,7 +45,7 @@ func (d *Dashboard) renderWebhooks(w http.ResponseWriter, r *http.Request, s *se
 		return err
 	}
 	v.Webhooks, v.EventTypes = list, jobs.EventTypes
-	d.render(w, r, s, http.StatusOK, "settings_webhooks", "Webhooks", "settings", v)
+	d.render(w, r, s, http.StatusOK, "settings_webhooks", "Webhooks", "settings-webhooks", v)
 	return nil
 }
 
@@ -97,7 +97,7 @@ func (d *Dashboard) webhookPage(w http.ResponseWriter, r *http.Request, s *sessi
 	if err != nil {
 		return err
 	}
-	d.render(w, r, s, http.StatusOK, "settings_webhook", "Webhook", "settings", webhookView{Webhook: hook, Deliveries: deliveries})
+	d.render(w, r, s, http.StatusOK, "settings_webhook", "Webhook", "settings-webhooks", webhookView{Webhook: hook, Deliveries: deliveries})
 	return nil
 }
 
