@@ -18,8 +18,8 @@
 // signed-in user's account, so another account's object is a 404. Files by
 // subject: routes.go (every page and action on one screen), today*.go,
 // clients.go, inbox.go, settings_<page>.go (one per settings page;
-// settings.go and settings_index.go hold what they share), pages.go and
-// pipelines.go (calendar list, waiting lists, boards), render.go and
+// settings.go and settings_index.go hold what they share), calendar_page.go,
+// waitlists.go, activity.go and pipelines.go (boards), render.go and
 // templates/ (partial_*.html for what pages share), i18n.go and
 // the catalogue of package locale (the texts in each language).
 package dashboard
@@ -297,3 +297,10 @@ func formID(r *http.Request, name, label string) (int64, error) {
 
 // accountOf is the account a session is scoped to.
 func accountOf(s *session) account.Account { return s.Account }
+
+// Source written on what the dashboard changes.
+const Source = "dashboard"
+
+func notFound(what string, id any) error {
+	return errs.New(errs.NotFound, "%s %v not found.", what, id)
+}

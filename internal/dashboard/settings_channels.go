@@ -152,3 +152,37 @@ func (d *Dashboard) testChannel(w http.ResponseWriter, r *http.Request, s *sessi
 	d.redirect(w, r, Prefix+"settings/channels", "ok", s.Translate("Test message sent through “%s” (provider id %s).", ch.Key, res.ProviderID))
 	return nil
 }
+
+// callbackURL is a URL a provider calls back, shown so the clinic can
+// register it at the provider.
+type callbackURL struct {
+	Label string
+	URL   string
+}
+
+// callbacks are the URLs a channel's provider must call (docs/contract.md, Provider callbacks).
+func callbacks(base string, ch channels.Channel) []callbackURL {
+	switch ch.Provider {
+	case channels.ProviderTwilio:
+		return []callbackURL{
+			{"Status callback", base + "/hooks/twilio/" + ch.UUID + "/status"},
+			{"Incoming messages", base + "/hooks/twilio/" + ch.UUID + "/inbound"},
+		}
+	case channels.ProviderMeta:
+		return []callbackURL{{"Webhook (verify and events)", base + "/hooks/whatsapp/" + ch.UUID}}
+	}
+	return nil
+}
+
+// publicBase is the base URL providers call: the configured public URL,
+// else this request's scheme and host.
+func (d *Dashboard) publicBase(r *http.Request) string {
+	if d.publicURL != "" {
+		return strings.TrimRight(d.publicURL, "/")
+	}
+	scheme := "http"
+	if isTLS(r) {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
