@@ -98,9 +98,7 @@ func (l *Local) AddToWaitlist(ctx context.Context, in AddToWaitlistIn) (waitlist
 			maxLen(rep, n, waitlist.MaxServiceNameLen, "service_names", i)
 		}
 	}
-	if o := objectOf(rep, in); o != nil {
-		req.Prefs = waitlist.ReadPrefs(o)
-	}
+	req.Prefs = waitlist.ReadPrefs(objectOf(rep, in))
 	if in.ClientID == nil && req.Phone == "" {
 		rep.Add([]any{"arguments", "phone"}, "missing", "Field required: give client_id or phone")
 	}
