@@ -82,11 +82,15 @@ func translateIn(lang, context, text string, args ...any) string {
 // Translate translates a handler's text (a flash message, an error page)
 // into the user's language.
 func (s *session) Translate(text string, args ...any) string {
-	lang := "es"
-	if s != nil {
-		lang = s.Lang
+	return translate(string(s.language()), text, args...)
+}
+
+// language is the user's language; without a session, Spanish.
+func (s *session) language() lang {
+	if s == nil {
+		return "es"
 	}
-	return translate(lang, text, args...)
+	return lang(s.Lang)
 }
 
 // lang is a language code with the translator's Translate method, for pages
@@ -129,11 +133,7 @@ func formatTime(lang string, t time.Time, layout string) string {
 
 // TC is T for a text said in a context (see translateIn).
 func (s *session) TC(context, text string, args ...any) string {
-	lang := "es"
-	if s != nil {
-		lang = s.Lang
-	}
-	return translateIn(lang, context, text, args...)
+	return translateIn(string(s.language()), context, text, args...)
 }
 
 // Err says an area's refusal in l: its key (the English format string)
@@ -143,20 +143,13 @@ func (l lang) Err(e *errs.Error) string {
 	return e.Localize(func(key string) string { return translate(string(l), key) })
 }
 
-// Err says an area's refusal in the user's language (see lang.Err).
-func (s *session) Err(e *errs.Error) string {
-	l := lang("es")
-	if s != nil {
-		l = lang(s.Lang)
-	}
-	return l.Err(e)
-}
-
-// Say says an area's text (errs.Text) in the user's language.
-func (s *session) Say(t errs.Text) string {
-	l := lang("es")
-	if s != nil {
-		l = lang(s.Lang)
-	}
+// Say says an area's text (errs.Text) in l.
+func (l lang) Say(t errs.Text) string {
 	return t.Localize(func(key string) string { return translate(string(l), key) })
 }
+
+// Err says an area's refusal in the user's language (see lang.Err).
+func (s *session) Err(e *errs.Error) string { return s.language().Err(e) }
+
+// Say says an area's text (errs.Text) in the user's language.
+func (s *session) Say(t errs.Text) string { return s.language().Say(t) }
