@@ -37,7 +37,13 @@ const (
 	MoveNotAllowed       = "MOVE_NOT_ALLOWED"
 	PayloadTooLarge      = "PAYLOAD_TOO_LARGE"
 	RateLimited          = "RATE_LIMITED"
-	Internal             = "INTERNAL_ERROR"
+	// Patients act on their own (docs/patients.md): the patient API and
+	// the manage links refuse where the public API warns.
+	SlotNotAvailable    = "SLOT_NOT_AVAILABLE"
+	VerificationFailed  = "VERIFICATION_FAILED"
+	BookingLimitReached = "BOOKING_LIMIT_REACHED"
+	ChangeNotAllowed    = "CHANGE_NOT_ALLOWED"
+	Internal            = "INTERNAL_ERROR"
 	// Forbidden is a provider callback whose signature does not verify
 	// (docs/contract.md, Provider callbacks): 403, nothing changes.
 	Forbidden = "FORBIDDEN"

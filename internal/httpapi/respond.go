@@ -31,6 +31,7 @@ var statusOf = map[string]int{
 	errs.RateLimited:       http.StatusTooManyRequests,
 	errs.Internal:          http.StatusInternalServerError,
 	errs.Forbidden:         http.StatusForbidden,
+	errs.ChangeNotAllowed:  http.StatusConflict,
 }
 
 // ErrorBody is the calendar error envelope.

@@ -42,15 +42,23 @@ const (
 	SeatBooked          = "seat_booked"
 	SeatReleased        = "seat_released"
 	NoLongerAvailable   = "no_longer_available"
+	// VerificationCode carries a patient's one-time code (docs/patients.md).
+	VerificationCode = "verification_code"
+	// ManageLink is the line appended to confirmation requests and
+	// reminders when the appointment has a manage link.
+	ManageLink = "manage_link"
 )
 
 // Vars fill the built-in texts.
 type Vars struct {
 	Name         string // the client's first name (or full name)
+	Account      string // the clinic's name
 	Service      string
 	Professional string
 	When         time.Time // in the account's zone
 	Until        time.Time // a seat offer's hold, in the account's zone
+	Link         string    // the appointment's manage link
+	Code         string    // a verification code
 }
 
 // english are the built-in texts in English: each is also the text's key
@@ -67,6 +75,8 @@ var english = map[string]string{
 	SeatBooked:          "Done! Your {service} appointment with {professional} is on {when}.",
 	SeatReleased:        "All right, we will offer it to someone else. You are still on the waiting list.",
 	NoLongerAvailable:   "Sorry, that slot is no longer available. You are still on the waiting list.",
+	VerificationCode:    "Your {account} code is {code}. It expires in 10 minutes.",
+	ManageLink:          "Confirm, cancel or change: {link}",
 }
 
 var (
@@ -93,6 +103,7 @@ func Render(lang, kind string, v Vars) string {
 	r := strings.NewReplacer(
 		"{name}", v.Name, "{service}", v.Service, "{professional}", v.Professional,
 		"{when}", FormatWhen(lang, v.When), "{until}", v.Until.Format("15:04"),
+		"{link}", v.Link, "{code}", v.Code, "{account}", v.Account,
 	)
 	return r.Replace(t)
 }
