@@ -95,4 +95,3 @@ func isoDuration(d time.Duration) string {
 	}
 	return "PT" + strconv.FormatInt(m, 10) + "M"
 }
-
