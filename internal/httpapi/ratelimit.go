@@ -47,6 +47,9 @@ type RateLimit struct {
 	// AuthFailures limits failed authentication per client address
 	// (zero: 10 per second, bursts of 100).
 	AuthFailures ratelimit.Limit
+	// Patients limits the patient API per client address (zero: 10 per
+	// second, bursts of 50; docs/patient-api.md).
+	Patients ratelimit.Limit
 	// Off turns both limits and their headers off. Only for measuring what
 	// the limiter costs; the contract has them always on.
 	Off bool
@@ -61,6 +64,10 @@ type limits struct {
 	keys     *ratelimit.Limiter
 	addrs    *ratelimit.Limiter
 	failures ratelimit.Limit
+	// patients holds the patient API's per-address buckets (per instance,
+	// like the failures').
+	patients     *ratelimit.Limiter
+	patientLimit ratelimit.Limit
 }
 
 func newLimits(cfg RateLimit, clk clock.Clock) *limits {
@@ -73,6 +80,10 @@ func newLimits(cfg RateLimit, clk clock.Clock) *limits {
 	}
 	// Failures are counted per instance: addresses are not shared.
 	l.addrs = ratelimit.New(ratelimit.Options{Clock: clk})
+	l.patients, l.patientLimit = ratelimit.New(ratelimit.Options{Clock: clk}), cfg.Patients
+	if l.patientLimit == (ratelimit.Limit{}) {
+		l.patientLimit = defaultPatientLimit
+	}
 	return l
 }
 

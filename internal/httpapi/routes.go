@@ -48,6 +48,12 @@ func (s *Server) routes() {
 	// AI agents: the Model Context Protocol over the same keys (mcp.go).
 	s.mux.Handle("/mcp", s.mcpHandler())
 
+	// The patient API (docs/patient-api.md): no key, limited per client address.
+	s.handle("GET "+bookPrefix+"/{account_slug}", s.handlePatientPage)
+	s.handle("GET "+bookPrefix+"/{account_slug}/slots", s.handlePatientSlots)
+	s.handle("POST "+bookPrefix+"/{account_slug}/verification", s.handlePatientCode)
+	s.handle("POST "+bookPrefix+"/{account_slug}/appointments", s.handlePatientBook)
+
 	// Provider callbacks (docs/contract.md, Provider callbacks): no key, the provider's signature.
 	s.handle("POST /hooks/twilio/{channel_uuid}/status", s.handleTwilioStatus)
 	s.handle("POST /hooks/twilio/{channel_uuid}/inbound", s.handleTwilioInbound)
