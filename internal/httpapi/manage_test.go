@@ -39,7 +39,7 @@ func manageHarness(t *testing.T, store *db.DB, limit httpapi.RateLimit) (*harnes
 		t.Fatal(err)
 	}
 	res := h.do("POST", "/api/v2/public/calendar/events", acmeKey, map[string]any{
-		"client": map[string]any{"phone": "+34611777001", "first_name": "Eva", "last_name": "Sanz", "email": "eva@example.test"},
+		"client":     map[string]any{"phone": "+34611777001", "first_name": "Eva", "last_name": "Sanz", "email": "eva@example.test"},
 		"service_id": ids.Services["cleaning"], "professional_id": ids.Professionals["lopez"], "event_type_id": ids.EventTypes["visit"],
 		"start_at": "2026-11-24T10:00:00", "end_at": "2026-11-24T10:30:00", "timezone": "Europe/Madrid"}).must(t, 200)
 	id := int64(res.num("data", "id"))

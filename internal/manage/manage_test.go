@@ -195,8 +195,11 @@ func TestManageRefusals(t *testing.T) {
 		}
 		for name, do := range map[string]func() error{
 			"cancel again": func() error { _, err := manage.Cancel(e.ctx, store, token, "", e.now); return err },
-			"move":         func() error { _, err := manage.Reschedule(e.ctx, store, token, at("2026-12-01T12:00:00"), nil, e.now); return err },
-			"confirm":      func() error { _, err := manage.Confirm(e.ctx, store, token, e.now); return err },
+			"move": func() error {
+				_, err := manage.Reschedule(e.ctx, store, token, at("2026-12-01T12:00:00"), nil, e.now)
+				return err
+			},
+			"confirm": func() error { _, err := manage.Confirm(e.ctx, store, token, e.now); return err },
 		} {
 			if err := do(); !errs.Is(err, errs.ChangeNotAllowed) {
 				t.Errorf("%s after cancel: %v", name, err)
