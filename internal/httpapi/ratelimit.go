@@ -47,8 +47,8 @@ type RateLimit struct {
 	// AuthFailures limits failed authentication per client address
 	// (zero: 10 per second, bursts of 100).
 	AuthFailures ratelimit.Limit
-	// Patients limits the patient API per client address (zero: 10 per
-	// second, bursts of 50; docs/patient-api.md).
+	// Patients limits the patients' surfaces (the manage link's API) per
+	// client address (zero: 10 per second, bursts of 50).
 	Patients ratelimit.Limit
 	// Off turns both limits and their headers off. Only for measuring what
 	// the limiter costs; the contract has them always on.
@@ -64,26 +64,22 @@ type limits struct {
 	keys     *ratelimit.Limiter
 	addrs    *ratelimit.Limiter
 	failures ratelimit.Limit
-	// patients holds the patient API's per-address buckets (per instance,
-	// like the failures').
-	patients     *ratelimit.Limiter
-	patientLimit ratelimit.Limit
+	patients ratelimit.Limit
 }
 
 func newLimits(cfg RateLimit, clk clock.Clock) *limits {
-	l := &limits{off: cfg.Off, keys: cfg.Keys, failures: cfg.AuthFailures}
+	l := &limits{off: cfg.Off, keys: cfg.Keys, failures: cfg.AuthFailures, patients: cfg.Patients}
 	if l.keys == nil {
 		l.keys = ratelimit.New(ratelimit.Options{Clock: clk})
 	}
 	if l.failures == (ratelimit.Limit{}) {
 		l.failures = defaultAuthFailures
 	}
+	if l.patients == (ratelimit.Limit{}) {
+		l.patients = defaultPatients
+	}
 	// Failures are counted per instance: addresses are not shared.
 	l.addrs = ratelimit.New(ratelimit.Options{Clock: clk})
-	l.patients, l.patientLimit = ratelimit.New(ratelimit.Options{Clock: clk}), cfg.Patients
-	if l.patientLimit == (ratelimit.Limit{}) {
-		l.patientLimit = defaultPatientLimit
-	}
 	return l
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/manage"
 )
 
 // BookInput is a patient's booking, schema-valid (DecodeBookInput).
@@ -23,8 +24,8 @@ type BookInput struct {
 }
 
 // Booked is a patient's booking: the appointment as the booking response
-// shows it, and the patient's link to manage it ("" until the server knows
-// how to make one).
+// shows it, and the patient's link to manage it ("" when the server has no
+// public URL or no FRONTDESK_SECRET_KEY; docs/manage-links.md).
 type Booked struct {
 	Appointment calendar.Appointment
 	ManageURL   string
@@ -89,7 +90,14 @@ func bookSlot(ctx context.Context, store *db.DB, p Page, svc Service, in BookInp
 	if err != nil {
 		return Booked{}, refusal(err)
 	}
-	return Booked{Appointment: b.Appointment}, nil
+	// The booking is made: a link that cannot be made now leaves the
+	// answer without one rather than failing a booking a retry would
+	// repeat (every message about the appointment carries the link).
+	link, err := manage.URL(ctx, store, p.Account, b.Appointment.ID)
+	if err != nil {
+		link = ""
+	}
+	return Booked{Appointment: b.Appointment, ManageURL: link}, nil
 }
 
 // listedProfessional returns the professional of the listed slot starting
