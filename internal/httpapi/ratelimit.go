@@ -47,6 +47,9 @@ type RateLimit struct {
 	// AuthFailures limits failed authentication per client address
 	// (zero: 10 per second, bursts of 100).
 	AuthFailures ratelimit.Limit
+	// Feeds limits calendar feed reads per client address (zero: 10 per
+	// second, bursts of 50; feeds.go).
+	Feeds ratelimit.Limit
 	// Off turns both limits and their headers off. Only for measuring what
 	// the limiter costs; the contract has them always on.
 	Off bool
@@ -61,15 +64,19 @@ type limits struct {
 	keys     *ratelimit.Limiter
 	addrs    *ratelimit.Limiter
 	failures ratelimit.Limit
+	feeds    ratelimit.Limit
 }
 
 func newLimits(cfg RateLimit, clk clock.Clock) *limits {
-	l := &limits{off: cfg.Off, keys: cfg.Keys, failures: cfg.AuthFailures}
+	l := &limits{off: cfg.Off, keys: cfg.Keys, failures: cfg.AuthFailures, feeds: cfg.Feeds}
 	if l.keys == nil {
 		l.keys = ratelimit.New(ratelimit.Options{Clock: clk})
 	}
 	if l.failures == (ratelimit.Limit{}) {
 		l.failures = defaultAuthFailures
+	}
+	if l.feeds == (ratelimit.Limit{}) {
+		l.feeds = defaultFeedLimit
 	}
 	// Failures are counted per instance: addresses are not shared.
 	l.addrs = ratelimit.New(ratelimit.Options{Clock: clk})
