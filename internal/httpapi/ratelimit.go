@@ -24,6 +24,8 @@ import (
 // valid key or the admin token from it is never refused by this limit. The address is the connection's
 // (r.RemoteAddr), never a forwarded header a client could set; IPv6
 // addresses count by /64, the block one client usually holds.
+// Calendar feed reads (GET /ics/…, no key) take one token each from their
+// address's own bucket (10 per second, bursts of 50; feeds.go).
 //
 // Every answer of the public API behind the key check carries
 //
