@@ -93,7 +93,7 @@ func requireFree(ctx context.Context, tx *db.Tx, acct account.Account, pro *prof
 			return err
 		}
 	}
-	free, err := freeTime(ctx, tx, acct, []*professional{pro}, start, end, now.Truncate(time.Minute))
+	free, err := freeTime(ctx, tx, acct, []*professional{pro}, start, end, now.Truncate(time.Minute), nil)
 	if err != nil {
 		return err
 	}
