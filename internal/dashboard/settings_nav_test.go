@@ -19,6 +19,7 @@ func TestEverySettingsPageHasTheMenu(t *testing.T) {
 			"/app/settings/professionals": "Professionals",
 			"/app/settings/event-types":   "Event types",
 			"/app/settings/waitlists":     "Waiting lists",
+			"/app/settings/booking-rules": "Booking rules",
 			"/app/settings/notifications": "Notifications",
 			"/app/settings/channels":      "Channels",
 			"/app/settings/webhooks":      "Webhooks",

@@ -106,9 +106,13 @@ func (set RuleSet) Over(r Rules) Rules {
 // Set reads one rule's value as a workspace file or a form gives it: a
 // duration text for min_notice, max_advance and cancel_cutoff; a whole
 // number (or its text) for the buffers (minutes, 0 to 1440) and
-// max_future_per_client (1 to 1000); nil is the rule's default (0, or none).
+// max_future_per_client (1 to 1000); nil is the rule's default (0, or none),
+// and so is "none" for max_advance and max_future_per_client.
 // The refusal names the rule and what it takes.
 func (set *RuleSet) Set(name string, v any) error {
+	if text, ok := v.(string); ok && strings.TrimSpace(text) == "none" && (name == MaxAdvance || name == MaxFuturePerClient) {
+		v = nil // a form's "none": no horizon, no limit
+	}
 	switch name {
 	case MinNotice, MaxAdvance, CancelCutoff:
 		var d time.Duration
