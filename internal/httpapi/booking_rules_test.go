@@ -1,11 +1,14 @@
 package httpapi_test
 
 import (
+	"context"
 	"fmt"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
+	"github.com/frontdesk/frontdesk/internal/mcp/mcptest"
 )
 
 // TestBookingRulesThroughTheAPI: the free slots honour acme's booking rules
@@ -63,6 +66,50 @@ services: [{key: cleaning, booking_rules: {buffer_after: 10}}]`))
 					t.Errorf("broken rules = %v, want %v", rules, test.want)
 				}
 			})
+		}
+	})
+}
+
+// TestBookingRulesThroughMCP: find_slots lists what the API lists under the
+// rules, and book_appointment warns of a broken rule as the API does.
+func TestBookingRulesThroughMCP(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		h := newHarness(t, store)
+		h.applyData([]byte(`account: {slug: acme, booking_rules: {min_notice: 3h}}
+services: [{key: cleaning, booking_rules: {buffer_before: 5}}]`))
+		ts := httptest.NewServer(h.srv)
+		defer ts.Close()
+		cs, err := mcpConnect(context.Background(), ts.URL, acmeKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		svc := h.ids["acme"].IDs.Services["cleaning"]
+		api := h.do("GET", fmt.Sprintf("%s?service_id=%d&start_date=2026-11-23&days=2", slotsPath, svc), acmeKey, nil).must(t, 200)
+		found := mcptest.Call(t, cs, "find_slots", map[string]any{"service_id": svc, "start_date": "2026-11-23", "days": 2}).MustOK(t, "find_slots")
+		starts := func(slots any) []string {
+			var out []string
+			for _, s := range slots.([]any) {
+				out = append(out, s.(map[string]any)["start_at"].(string))
+			}
+			return out
+		}
+		got, want := starts(found.Body["slots"]), starts(api.get("data", "slots"))
+		if fmt.Sprint(got) != fmt.Sprint(want) || len(got) == 0 || got[0] != "2026-11-23T15:05:00" {
+			t.Errorf("find_slots = %v\nthe API lists %v (first at 15:05: nothing before 13:00 leaves three hours of notice, then 5 minutes of buffer)", got, want)
+		}
+		booked := mcptest.Call(t, cs, "book_appointment", booking(map[string]any{"client": client("Nora", "", "+34611000007"),
+			"start_at": "2026-11-23T11:00:00", "end_at": "2026-11-23T11:30:00"})).MustOK(t, "book_appointment")
+		appt, _ := booked.Body["appointment"].(map[string]any)
+		warnings, _ := appt["warnings"].([]any)
+		var rules []any
+		for _, w := range warnings {
+			if w := w.(map[string]any); w["code"] == "breaks_booking_rule" {
+				rules = append(rules, w["rule"])
+			}
+		}
+		if fmt.Sprint(rules) != "[min_notice]" {
+			t.Errorf("book_appointment answers %v", booked.Body)
 		}
 	})
 }
