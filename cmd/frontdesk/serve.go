@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/frontdesk/frontdesk/internal/httpapi"
+	"github.com/frontdesk/frontdesk/internal/managelink"
 	"github.com/frontdesk/frontdesk/internal/password"
 	"github.com/frontdesk/frontdesk/internal/pipeline"
 	"github.com/frontdesk/frontdesk/internal/ratelimit"
@@ -105,7 +106,8 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 		Registry:     reg, Hooks: msg.hooks, PublicURL: publicURLFrom(*publicURL, env), Targets: targets(env),
 	})
 	workerDone := make(chan struct{})
-	workerCtx, stopWorker := context.WithCancel(context.WithoutCancel(ctx))
+	workerCtx, stopWorker := context.WithCancel(managelink.WithConfig(context.WithoutCancel(ctx),
+		managelink.Config{PublicURL: publicURLFrom(*publicURL, env), Secrets: box}))
 	if *runWorker {
 		go func() {
 			defer close(workerDone)

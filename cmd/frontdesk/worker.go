@@ -11,6 +11,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/jobs"
+	"github.com/frontdesk/frontdesk/internal/managelink"
 	"github.com/frontdesk/frontdesk/internal/offers"
 	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/secrets"
@@ -96,7 +97,8 @@ func cmdWorker(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	return newWorker(store, env.Clock, log, wf, box, msg.sender, targets(env)).Run(ctx)
+	links := managelink.Config{PublicURL: publicURLFrom(*publicURL, env), Secrets: box}
+	return newWorker(store, env.Clock, log, wf, box, msg.sender, targets(env)).Run(managelink.WithConfig(ctx, links))
 }
 
 // cmdOutbox lists what an account's automations and notifications produced.

@@ -146,59 +146,70 @@ func GetAppointment(ctx context.Context, q db.Querier, acct account.Account, id 
 // reminders are cancelled and the calendar's notifications are queued again
 // for the new time, with the confirmation asked afresh, exactly as for a new
 // booking, and appointment.rescheduled goes to the account's webhooks.
-// Availability is not checked, as for booking.
-func RescheduleAppointment(ctx context.Context, store *db.DB, acct account.Account, id int64, start time.Time, professionalID int64, now time.Time) (AppointmentView, error) {
+// Availability is not checked, as for booking. change says who moved it
+// (the event's data.by).
+func RescheduleAppointment(ctx context.Context, store *db.DB, acct account.Account, id int64, start time.Time, professionalID int64, change Change, now time.Time) (AppointmentView, error) {
 	var out AppointmentView
 	err := store.Transact(ctx, func(tx *db.Tx) error {
-		a, err := GetAppointment(ctx, tx, acct, id)
-		if err != nil {
-			return err
-		}
-		if a.Status != "booked" {
-			return errs.New(errs.ValidationError, "Only booked appointments can be rescheduled; this one is %s.", a.Status)
-		}
-		if professionalID == 0 {
-			professionalID = a.ProfessionalID
-		}
-		if professionalID != a.ProfessionalID {
-			var ok int
-			err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM professionals p JOIN service_professionals sp ON sp.professional_id = p.id
-				JOIN appointments a ON a.service_id = sp.service_id
-				WHERE p.account_id = ? AND p.id = ? AND p.active = ? AND a.id = ?`, acct.ID, professionalID, true, id).Scan(&ok)
-			if err != nil {
-				return err
-			}
-			if ok == 0 {
-				return errs.New(errs.ValidationError, "That professional does not offer this service.")
-			}
-		}
-		end := start.Add(a.EndAt.Sub(a.StartAt))
-		if !instantsFit(start, end) {
-			return errs.New(errs.ValidationError, "An appointment must lie between the years 0001 and 9999 in UTC.")
-		}
-		if _, err := tx.Exec(ctx, `UPDATE appointments SET start_at = ?, end_at = ?, professional_id = ?, confirmation_status = 'pending', updated_at = ?
-			WHERE account_id = ? AND id = ?`, db.Micros(start), db.Micros(end), professionalID, db.Micros(now), acct.ID, id); err != nil {
-			return err
-		}
-		if err := cancelNotifications(ctx, tx, acct, id, now); err != nil {
-			return err
-		}
-		out, err = GetAppointment(ctx, tx, acct, id)
-		if err != nil {
-			return err
-		}
-		if err := jobs.QueueBookingNotifications(ctx, tx, acct, jobs.Booking{
-			AppointmentID: id, ClientID: out.ClientID, Recipient: out.ClientPhone, ClientName: firstWord(out.ClientName),
-			ServiceName: out.ServiceName, Professional: out.ProfessionalName, StartAt: out.StartAt,
-		}, now); err != nil {
-			return err
-		}
-		data := appointmentEvent(out)
-		data["previous_start_at"], data["previous_end_at"] = clock.Format(a.StartAt), clock.Format(a.EndAt)
-		data["previous_calendar_profile_id"] = a.ProfessionalID
-		return jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentRescheduled, SourceID: id, Data: data})
+		var err error
+		out, err = RescheduleAppointmentTx(ctx, tx, acct, id, start, professionalID, change, now)
+		return err
 	})
 	return out, err
+}
+
+// RescheduleAppointmentTx is RescheduleAppointment inside tx, for a caller
+// that checks its own rules and adds its own effects in the same
+// transaction (the manage link's reschedule).
+func RescheduleAppointmentTx(ctx context.Context, tx *db.Tx, acct account.Account, id int64, start time.Time, professionalID int64, change Change, now time.Time) (AppointmentView, error) {
+	a, err := GetAppointment(ctx, tx, acct, id)
+	if err != nil {
+		return a, err
+	}
+	if a.Status != StatusBooked {
+		return a, errs.New(errs.ValidationError, "Only booked appointments can be rescheduled; this one is %s.", a.Status)
+	}
+	if professionalID == 0 {
+		professionalID = a.ProfessionalID
+	}
+	if professionalID != a.ProfessionalID {
+		var ok int
+		err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM professionals p JOIN service_professionals sp ON sp.professional_id = p.id
+			JOIN appointments a ON a.service_id = sp.service_id
+			WHERE p.account_id = ? AND p.id = ? AND p.active = ? AND a.id = ?`, acct.ID, professionalID, true, id).Scan(&ok)
+		if err != nil {
+			return a, err
+		}
+		if ok == 0 {
+			return a, errs.New(errs.ValidationError, "That professional does not offer this service.")
+		}
+	}
+	end := start.Add(a.EndAt.Sub(a.StartAt))
+	if !instantsFit(start, end) {
+		return a, errs.New(errs.ValidationError, "An appointment must lie between the years 0001 and 9999 in UTC.")
+	}
+	if _, err := tx.Exec(ctx, `UPDATE appointments SET start_at = ?, end_at = ?, professional_id = ?, confirmation_status = 'pending', updated_at = ?
+		WHERE account_id = ? AND id = ?`, db.Micros(start), db.Micros(end), professionalID, db.Micros(now), acct.ID, id); err != nil {
+		return a, err
+	}
+	if err := cancelNotifications(ctx, tx, acct, id, now); err != nil {
+		return a, err
+	}
+	out, err := GetAppointment(ctx, tx, acct, id)
+	if err != nil {
+		return out, err
+	}
+	if err := jobs.QueueBookingNotifications(ctx, tx, acct, jobs.Booking{
+		AppointmentID: id, ClientID: out.ClientID, Recipient: out.ClientPhone, ClientName: firstWord(out.ClientName),
+		ServiceName: out.ServiceName, Professional: out.ProfessionalName, StartAt: out.StartAt,
+	}, now); err != nil {
+		return out, err
+	}
+	data := appointmentEvent(out)
+	data["previous_start_at"], data["previous_end_at"] = clock.Format(a.StartAt), clock.Format(a.EndAt)
+	data["previous_calendar_profile_id"] = a.ProfessionalID
+	data["by"] = change.By
+	return out, jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentRescheduled, SourceID: id, Data: data})
 }
 
 // appointmentEvent is the data of an appointment's webhook events, in the
@@ -216,26 +227,63 @@ func firstWord(s string) string {
 	return s
 }
 
+// Who changed an appointment: the data.by of appointment.cancelled and
+// appointment.rescheduled (docs/manage-links.md).
+const (
+	ByPatient = "patient" // through the appointment's manage link
+	ByStaff   = "staff"   // in the dashboard
+	ByAPI     = "api"     // through the public API
+)
+
+// Change says who changes an appointment (one of ByPatient, ByStaff,
+// ByAPI) and why (a cancellation's reason; "" for none).
+type Change struct {
+	By, Reason string
+}
+
 // CancelAppointment cancels a booked appointment and its pending reminders;
-// appointment.cancelled goes to the account's webhooks.
-func CancelAppointment(ctx context.Context, store *db.DB, acct account.Account, id int64, now time.Time) error {
+// appointment.cancelled, with change's by and reason, goes to the account's
+// webhooks.
+func CancelAppointment(ctx context.Context, store *db.DB, acct account.Account, id int64, change Change, now time.Time) error {
 	return store.Transact(ctx, func(tx *db.Tx) error {
-		a, err := GetAppointment(ctx, tx, acct, id)
-		if err != nil {
-			return err
-		}
-		if a.Status != "booked" {
-			return errs.New(errs.ValidationError, "This appointment is already %s.", a.Status)
-		}
-		if _, err := tx.Exec(ctx, `UPDATE appointments SET status = 'cancelled', updated_at = ? WHERE account_id = ? AND id = ?`,
-			db.Micros(now), acct.ID, id); err != nil {
-			return err
-		}
-		if err := cancelNotifications(ctx, tx, acct, id, now); err != nil {
-			return err
-		}
-		return jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentCancelled, SourceID: id, Data: appointmentEvent(a)})
+		_, err := CancelAppointmentTx(ctx, tx, acct, id, change, now)
+		return err
 	})
+}
+
+// CancelAppointmentTx is CancelAppointment inside tx; it returns the
+// appointment as it was before the cancellation (its time is the time
+// freed).
+func CancelAppointmentTx(ctx context.Context, tx *db.Tx, acct account.Account, id int64, change Change, now time.Time) (AppointmentView, error) {
+	a, err := GetAppointment(ctx, tx, acct, id)
+	if err != nil {
+		return a, err
+	}
+	if a.Status != StatusBooked {
+		return a, errs.New(errs.ValidationError, "This appointment is already %s.", a.Status)
+	}
+	// The status in the WHERE clause makes a concurrent cancel that
+	// committed first win: this one then changes nothing.
+	res, err := tx.Exec(ctx, `UPDATE appointments SET status = 'cancelled', updated_at = ? WHERE account_id = ? AND id = ? AND status = ?`,
+		db.Micros(now), acct.ID, id, StatusBooked)
+	if err != nil {
+		return a, err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return a, err
+	} else if n == 0 {
+		return a, errs.New(errs.ValidationError, "The appointment changed meanwhile; reload and try again.")
+	}
+	if err := cancelNotifications(ctx, tx, acct, id, now); err != nil {
+		return a, err
+	}
+	data := appointmentEvent(a)
+	data["by"] = change.By
+	data["reason"] = nil
+	if change.Reason != "" {
+		data["reason"] = change.Reason
+	}
+	return a, jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentCancelled, SourceID: id, Data: data})
 }
 
 // cancelNotifications withdraws the booking messages of an appointment that

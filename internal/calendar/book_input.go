@@ -26,8 +26,8 @@ func DecodeBooking(o *valid.Object) BookRequest {
 	req.ProfessionalID, req.ProfessionalName = idOrName(o, "professional")
 	req.EventTypeID, req.EventTypeName = idOrName(o, "event_type")
 	o.Require("start_at", "end_at", "timezone")
-	req.StartAt = wallTime(o, "start_at")
-	req.EndAt = wallTime(o, "end_at")
+	req.StartAt = ReadWallTime(o, "start_at")
+	req.EndAt = ReadWallTime(o, "end_at")
 	req.Timezone, _ = o.Str("timezone", MaxTimezoneLen)
 	req.Notes, _ = o.Str("notes", MaxNotesLen)
 	return req
@@ -55,8 +55,9 @@ func idOrName(o *valid.Object, kind string) (*int64, *string) {
 	return id, name
 }
 
-// wallTime reads a booking timestamp; an unreadable one is datetime_parsing.
-func wallTime(o *valid.Object, name string) WallTime {
+// ReadWallTime reads a booking timestamp (every door that takes one, the
+// manage link's reschedule too); an unreadable one is datetime_parsing.
+func ReadWallTime(o *valid.Object, name string) WallTime {
 	s, ok := o.Str(name, 0)
 	if !ok {
 		return WallTime{}

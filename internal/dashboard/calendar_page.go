@@ -176,7 +176,7 @@ func (d *Dashboard) reschedule(w http.ResponseWriter, r *http.Request, s *sessio
 		return errs.New(errs.ValidationError, "Choose the new date and time.")
 	}
 	pro, _ := strconv.ParseInt(r.PostForm.Get("professional_id"), 10, 64)
-	a, err := calendar.RescheduleAppointment(r.Context(), d.db, s.Account, id, start.UTC(), pro, d.clock.Now())
+	a, err := calendar.RescheduleAppointment(r.Context(), d.db, s.Account, id, start.UTC(), pro, calendar.Change{By: calendar.ByStaff}, d.clock.Now())
 	if err != nil {
 		return err
 	}
@@ -197,7 +197,7 @@ func (d *Dashboard) cancelAppointment(w http.ResponseWriter, r *http.Request, s 
 	if err != nil {
 		return err
 	}
-	if err := calendar.CancelAppointment(r.Context(), d.db, s.Account, id, d.clock.Now()); err != nil {
+	if err := calendar.CancelAppointment(r.Context(), d.db, s.Account, id, calendar.Change{By: calendar.ByStaff}, d.clock.Now()); err != nil {
 		return err
 	}
 	d.redirect(w, r, backTo(r, Prefix+"calendar"), "ok", s.Translate("Appointment cancelled; its pending reminders are withdrawn."))

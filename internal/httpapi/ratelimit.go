@@ -24,6 +24,8 @@ import (
 // valid key or the admin token from it is never refused by this limit. The address is the connection's
 // (r.RemoteAddr), never a forwarded header a client could set; IPv6
 // addresses count by /64, the block one client usually holds.
+// Calendar feed reads (GET /ics/…, no key) take one token each from their
+// address's own bucket (10 per second, bursts of 50; feeds.go).
 //
 // Every answer of the public API behind the key check carries
 //
@@ -47,6 +49,12 @@ type RateLimit struct {
 	// AuthFailures limits failed authentication per client address
 	// (zero: 10 per second, bursts of 100).
 	AuthFailures ratelimit.Limit
+	// Patients limits the patients' surfaces (the manage link's API) per
+	// client address (zero: 10 per second, bursts of 50).
+	Patients ratelimit.Limit
+	// Feeds limits calendar feed reads per client address (zero: 10 per
+	// second, bursts of 50; feeds.go).
+	Feeds ratelimit.Limit
 	// Off turns both limits and their headers off. Only for measuring what
 	// the limiter costs; the contract has them always on.
 	Off bool
@@ -61,15 +69,23 @@ type limits struct {
 	keys     *ratelimit.Limiter
 	addrs    *ratelimit.Limiter
 	failures ratelimit.Limit
+	patients ratelimit.Limit
+	feeds    ratelimit.Limit
 }
 
 func newLimits(cfg RateLimit, clk clock.Clock) *limits {
-	l := &limits{off: cfg.Off, keys: cfg.Keys, failures: cfg.AuthFailures}
+	l := &limits{off: cfg.Off, keys: cfg.Keys, failures: cfg.AuthFailures, patients: cfg.Patients, feeds: cfg.Feeds}
 	if l.keys == nil {
 		l.keys = ratelimit.New(ratelimit.Options{Clock: clk})
 	}
 	if l.failures == (ratelimit.Limit{}) {
 		l.failures = defaultAuthFailures
+	}
+	if l.patients == (ratelimit.Limit{}) {
+		l.patients = defaultPatients
+	}
+	if l.feeds == (ratelimit.Limit{}) {
+		l.feeds = defaultFeedLimit
 	}
 	// Failures are counted per instance: addresses are not shared.
 	l.addrs = ratelimit.New(ratelimit.Options{Clock: clk})

@@ -48,11 +48,23 @@ func (s *Server) routes() {
 	// AI agents: the Model Context Protocol over the same keys (mcp.go).
 	s.mux.Handle("/mcp", s.mcpHandler())
 
+	// A patient's manage link (docs/manage-links.md): no key, the token.
+	s.handle("GET /api/v2/manage/{token}", s.patientDoor(s.handleManageGet))
+	s.handle("GET /api/v2/manage/{token}/slots", s.patientDoor(s.handleManageSlots))
+	s.handle("POST /api/v2/manage/{token}/confirm", s.patientDoor(s.handleManageConfirm))
+	s.handle("POST /api/v2/manage/{token}/decline", s.patientDoor(s.handleManageDecline))
+	s.handle("POST /api/v2/manage/{token}/cancel", s.patientDoor(s.handleManageCancel))
+	s.handle("POST /api/v2/manage/{token}/reschedule", s.patientDoor(s.handleManageReschedule))
+	s.handle("GET /m/{token}/appointment.ics", s.patientDoor(s.handleManageICS))
+
 	// Provider callbacks (docs/contract.md, Provider callbacks): no key, the provider's signature.
 	s.handle("POST /hooks/twilio/{channel_uuid}/status", s.handleTwilioStatus)
 	s.handle("POST /hooks/twilio/{channel_uuid}/inbound", s.handleTwilioInbound)
 	s.handle("GET /hooks/whatsapp/{channel_uuid}", s.handleMetaVerify)
 	s.handle("POST /hooks/whatsapp/{channel_uuid}", s.handleMetaEvent)
+
+	// Professionals' calendar feeds (feeds.go): no key, the link is the credential.
+	s.handle("GET "+feedPrefix+"{feed_file}", s.handleFeed)
 
 	// Dashboard side: provisioning and channel writes (off without an admin token).
 	if s.adminToken != "" {

@@ -16,6 +16,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/managelink"
 	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/password"
 	"github.com/frontdesk/frontdesk/internal/pipeline"
@@ -85,6 +86,7 @@ type Server struct {
 	limits     *limits
 	hooks      *relay.Hooks
 	publicURL  string
+	links      managelink.Config // how manage links are made (docs/manage-links.md)
 }
 
 // NewServer builds the server and its routes.
@@ -114,14 +116,19 @@ func NewServer(cfg Config) *Server {
 		limits:     newLimits(cfg.RateLimit, cfg.Clock),
 		hooks:      cfg.Hooks,
 		publicURL:  cfg.PublicURL,
+		links:      managelink.Config{PublicURL: cfg.PublicURL, Secrets: cfg.Secrets},
 	}
 	s.routes()
 	s.handler = s.observe(s.authenticate(http.HandlerFunc(s.route)))
 	return s
 }
 
-// ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+// ServeHTTP implements http.Handler. Every request carries how manage
+// links are made, so a booking through any door under it (the API, the
+// dashboard, MCP, a provider's callback) ends its messages with the link.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handler.ServeHTTP(w, r.WithContext(managelink.WithConfig(r.Context(), s.links)))
+}
 
 // handlerFunc is a handler that may fail; handle turns its error into the
 // contract's envelope.

@@ -9,6 +9,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/managelink"
 	"github.com/frontdesk/frontdesk/internal/texts"
 )
 
@@ -46,8 +47,12 @@ func QueueBookingNotifications(ctx context.Context, tx *db.Tx, acct account.Acco
 	vars := texts.Vars{Name: b.ClientName, Service: b.ServiceName, Professional: b.Professional, When: b.StartAt.In(loc)}
 	src := MessageSource{Type: "booking", ID: &b.AppointmentID}
 	clientID := b.ClientID
+	linkLine, err := manageLinkLine(ctx, tx, acct, lang, b.AppointmentID)
+	if err != nil {
+		return err
+	}
 	if settings.ConfirmationRequest && !b.SkipConfirmationRequest {
-		body := texts.Render(lang, texts.ConfirmationRequest, vars)
+		body := texts.Render(lang, texts.ConfirmationRequest, vars) + linkLine
 		if err := QueueMessage(ctx, tx, acct, now, Message{Kind: MsgConfirmation, Channel: "whatsapp", Recipient: b.Recipient,
 			ClientID: &clientID, Body: body, Source: src}, now, nil); err != nil {
 			return err
@@ -62,13 +67,25 @@ func QueueBookingNotifications(ctx context.Context, tx *db.Tx, acct account.Acco
 		if !at.After(now) {
 			continue // a reminder whose time has passed is not sent late
 		}
-		body := texts.Render(lang, texts.Reminder, vars)
+		body := texts.Render(lang, texts.Reminder, vars) + linkLine
 		if err := QueueMessage(ctx, tx, acct, now, Message{Kind: MsgReminder, Channel: "whatsapp", Recipient: b.Recipient,
 			ClientID: &clientID, Body: body, Source: src}, at, nil); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// manageLinkLine is the line that ends an appointment's confirmation
+// request and reminders: its manage link (texts.ManageLink,
+// docs/manage-links.md), on a line of its own; "" when no link can be made
+// (no public URL or no server key configured).
+func manageLinkLine(ctx context.Context, tx *db.Tx, acct account.Account, lang string, appointmentID int64) (string, error) {
+	link, err := managelink.URL(ctx, tx, acct, appointmentID)
+	if err != nil || link == "" {
+		return "", err
+	}
+	return "\n" + texts.Render(lang, texts.ManageLink, texts.Vars{Link: link}), nil
 }
 
 // Why a booking reminder was withdrawn (the outbox row's error).

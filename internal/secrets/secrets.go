@@ -10,7 +10,9 @@ package secrets
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -32,6 +34,9 @@ var ErrNoKey = errors.New(EnvKey + " is not set")
 // refuses and Open only passes plaintext through.
 type Box struct {
 	aead cipher.AEAD
+	// macKey keys Derive: a key of its own, made from the server key, so
+	// derived values never share a key with sealing.
+	macKey []byte
 }
 
 // ParseKey reads a 32-byte key written as base64 (standard or URL, padded or
@@ -71,7 +76,25 @@ func New(key []byte) (*Box, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Box{aead: aead}, nil
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte("frontdesk derive v1"))
+	return &Box{aead: aead, macKey: mac.Sum(nil)}, nil
+}
+
+// Derive is HMAC-SHA256 of msg under a key made from the server key, kept
+// apart per purpose: the same purpose and msg always give the same 32
+// bytes, and nobody without the server key can compute them (manage-link
+// tokens are derived this way, so the database never holds them). Without
+// a key it returns ErrNoKey.
+func (b *Box) Derive(purpose string, msg []byte) ([]byte, error) {
+	if !b.HasKey() || len(b.macKey) == 0 {
+		return nil, ErrNoKey
+	}
+	mac := hmac.New(sha256.New, b.macKey)
+	mac.Write([]byte(purpose))
+	mac.Write([]byte{0})
+	mac.Write(msg)
+	return mac.Sum(nil), nil
 }
 
 // HasKey reports whether b can seal.
