@@ -129,6 +129,10 @@ func (d *Dashboard) routes() {
 	d.ownerAction("POST "+p+"calendar-feeds/{professional_id}", d.makeCalendarFeed)
 	d.ownerAction("POST "+p+"calendar-feeds/{professional_id}/revoke", d.revokeCalendarFeed)
 
+	// Settings: the patients' booking page (settings_booking_page.go).
+	d.ownerPage("GET "+p+"booking-page", d.bookingPage)
+	d.ownerAction("POST "+p+"booking-page", d.saveBookingPage)
+
 	// Every user's own preferences, owner or staff.
 	d.page("GET "+Prefix+"settings/me", d.mePage)
 	d.action("POST "+Prefix+"settings/me", d.saveMe)

@@ -21,6 +21,7 @@ func TestEverySettingsPageHasTheMenu(t *testing.T) {
 			"/app/settings/waitlists":      "Waiting lists",
 			"/app/settings/calendar-feeds": "Calendar feeds",
 			"/app/settings/booking-rules":  "Booking rules",
+			"/app/settings/booking-page":   "Booking page",
 			"/app/settings/notifications":  "Notifications",
 			"/app/settings/channels":       "Channels",
 			"/app/settings/webhooks":       "Webhooks",
