@@ -60,6 +60,11 @@ func TestPatientBook(t *testing.T) {
 		if res.errorCode() != "VERIFICATION_FAILED" {
 			t.Fatalf("used code: %s", res.Raw)
 		}
+		// A fresh code, but María already has her one future appointment.
+		res = h.patient("POST", path, addr, body("2026-11-23T11:30:00", "+34600111222", code("+34600111222"))).must(t, 400)
+		if res.errorCode() != "BOOKING_LIMIT_REACHED" {
+			t.Fatalf("second appointment: %s", res.Raw)
+		}
 		newPhone := "+34650000001"
 		c := code(newPhone)
 		for _, test := range []struct {

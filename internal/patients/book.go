@@ -3,6 +3,7 @@ package patients
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/calendar"
@@ -85,7 +86,7 @@ func bookSlot(ctx context.Context, store *db.DB, p Page, svc Service, in BookInp
 		Client:    in.Client,
 		ServiceID: &svc.ID, ProfessionalID: &pro, EventTypeID: &eventType,
 		StartAt: instant(start), EndAt: instant(end), Timezone: loc.String(),
-		Notes: in.Notes, Source: Source, FreeSlotOnly: true,
+		Notes: in.Notes, Source: Source, FreeSlotOnly: true, KeepRules: true,
 	}, now)
 	if err != nil {
 		return Booked{}, refusal(err)
@@ -133,8 +134,18 @@ func instant(t time.Time) calendar.WallTime {
 }
 
 // refusal turns what calendar.Book refused into the patient API's codes:
-// a slot the engine no longer counts free is SLOT_NOT_AVAILABLE.
+// a client at max_future_per_client is BOOKING_LIMIT_REACHED; a slot the
+// engine no longer counts free, or any other booking rule broken, is
+// SLOT_NOT_AVAILABLE (docs/booking-rules.md).
 func refusal(err error) error {
+	var broken *calendar.RulesBroken
+	if errors.As(err, &broken) {
+		if slices.Contains(broken.Rules, calendar.RuleMaxFuturePerClient) {
+			return errs.WithDetails(errs.BookingLimitReached, map[string]any{"field": "client.phone"},
+				"This client already has as many upcoming appointments as the clinic allows online.")
+		}
+		return errSlot()
+	}
 	if errors.Is(err, calendar.ErrSlotTaken) || errors.Is(err, calendar.ErrSlotPast) {
 		return errSlot()
 	}
