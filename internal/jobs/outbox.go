@@ -29,6 +29,8 @@ const (
 	MsgConfirmation = "booking_confirmation"
 	MsgReminder     = "booking_reminder"
 	MsgSeatOffer    = "seat_offer"
+	// MsgVerificationCode is a patient's one-time code (docs/patient-api.md).
+	MsgVerificationCode = "verification_code"
 )
 
 // Message is an outbound message or webhook call recorded in the outbox.
