@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/bookingpage"
 	"github.com/frontdesk/frontdesk/internal/dashboard"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
@@ -80,6 +81,10 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
+	patientPages, err := bookingpage.New(bookingpage.Config{DB: store, Clock: env.Clock, Log: log, Secrets: box})
+	if err != nil {
+		return err
+	}
 	// Instances on one PostgreSQL database share each key's rate limit
 	// through it; SQLite has one process, so its limiter stays local.
 	rateOpts := ratelimit.Options{Clock: env.Clock}
@@ -101,7 +106,7 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	}
 	srv := httpapi.NewServer(httpapi.Config{
 		DB: store, Clock: env.Clock, Log: log, AdminToken: adminToken, BatchWait: *batchWait,
-		Dashboard: dash, RateLimit: httpapi.RateLimit{Keys: keyLimits}, Secrets: box, Getenv: env.Getenv,
+		Dashboard: dash, BookingPage: patientPages, RateLimit: httpapi.RateLimit{Keys: keyLimits}, Secrets: box, Getenv: env.Getenv,
 		MetricsToken: env.Getenv("FRONTDESK_METRICS_TOKEN"), // /metrics needs it as a bearer when set
 		Registry:     reg, Hooks: msg.hooks, PublicURL: publicURLFrom(*publicURL, env), Targets: targets(env),
 	})

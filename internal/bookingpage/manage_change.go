@@ -132,15 +132,15 @@ func (p *Page) showReschedule(w http.ResponseWriter, r *http.Request, m manageOp
 
 // moveView is the chosen slot to confirm.
 type moveView struct {
-	Loc          *time.Location
-	Service      string
-	From, To     time.Time
-	Professional string
-	Start        string
+	Loc            *time.Location
+	Service        string
+	From, To       time.Time
+	Professional   string
+	Start          string
 	ProfessionalID int64
-	Form         formBase
-	Action       string
-	Back         string
+	Form           formBase
+	Action         string
+	Back           string
 }
 
 func (moveView) isPage() {}

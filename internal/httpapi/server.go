@@ -39,6 +39,9 @@ type Config struct {
 	BatchWait time.Duration
 	// Dashboard serves the web dashboard under /app/ (nil: off).
 	Dashboard http.Handler
+	// BookingPage serves the patients' pages under /book/ and /m/
+	// (internal/bookingpage; nil: off).
+	BookingPage http.Handler
 	// RequestTimeout bounds every request, so a database that stops
 	// answering turns into a clean 500 instead of a hung connection
 	// (default 2 min).
@@ -82,6 +85,8 @@ type Server struct {
 	mux        *http.ServeMux
 	handler    http.Handler
 	dashboard  http.Handler
+	// pages are the patients' pages (Config.BookingPage).
+	pages      http.Handler
 	ready      readiness // the /readyz write probe (ops.go)
 	limits     *limits
 	hooks      *relay.Hooks
@@ -113,6 +118,7 @@ func NewServer(cfg Config) *Server {
 		timeout:    cfg.RequestTimeout,
 		mux:        http.NewServeMux(),
 		dashboard:  cfg.Dashboard,
+		pages:      cfg.BookingPage,
 		limits:     newLimits(cfg.RateLimit, cfg.Clock),
 		hooks:      cfg.Hooks,
 		publicURL:  cfg.PublicURL,
