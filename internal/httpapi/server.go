@@ -85,13 +85,12 @@ type Server struct {
 	mux        *http.ServeMux
 	handler    http.Handler
 	dashboard  http.Handler
-	// pages are the patients' pages (Config.BookingPage).
-	pages      http.Handler
 	ready      readiness // the /readyz write probe (ops.go)
 	limits     *limits
 	hooks      *relay.Hooks
 	publicURL  string
 	links      managelink.Config // how manage links are made (docs/manage-links.md)
+	pages      http.Handler      // the patients' pages (Config.BookingPage)
 }
 
 // NewServer builds the server and its routes.
