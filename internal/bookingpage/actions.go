@@ -37,8 +37,8 @@ func (p *Page) act(w http.ResponseWriter, r *http.Request, l lang, scope string,
 	location, err = action()
 	if err != nil {
 		p.used.finish(nonce, o, "")
-		if e, ok := refusal(err); ok {
-			show(statusOf(e.Code), &notice{Kind: "error", Text: l.Err(e)})
+		if e, ok := refusal(err); ok && e.Code != errs.NotFound {
+			show(statusOf(e.Code), &notice{Kind: "error", Text: say(l, e)})
 			return
 		}
 		p.fail(w, r, l, err)
@@ -56,6 +56,28 @@ func refusal(err error) (*errs.Error, bool) {
 		return nil, false
 	}
 	return e, true
+}
+
+// say is a refusal as the patient reads it: the patients' own refusals in
+// the page's words (the API's messages name fields a patient never saw),
+// any other (a phone that cannot be reached, an e-mail that is not one) in
+// the area's.
+func say(l lang, e *errs.Error) string {
+	switch e.Code {
+	case errs.SlotNotAvailable:
+		return l.Translate("Sorry, that time is no longer free. Please choose another time.")
+	case errs.VerificationFailed:
+		return l.Translate("That code is not right, or it has expired or was already used. Check it, or ask for a new code.")
+	case errs.BookingLimitReached:
+		return l.Translate("You already have as many upcoming appointments as the clinic takes online. Please call the clinic to book another.")
+	case errs.RateLimited:
+		return l.Translate("Too many attempts. Please wait a few minutes and try again.")
+	case errs.ChangeNotAllowed:
+		return l.Translate("This appointment can no longer be changed online. Please call the clinic.")
+	case errs.ServiceNotFound:
+		return l.Translate("Choose one of the services.")
+	}
+	return l.Err(e)
 }
 
 // statusOf is the status a refused form answers with: the patient API's
@@ -91,7 +113,7 @@ func (p *Page) fail(w http.ResponseWriter, r *http.Request, l lang, err error) {
 			return
 		}
 		p.render(w, r, l, statusOf(e.Code), "error", "We could not do that", "", nil,
-			errorView{Heading: l.Translate("We could not do that"), Text: l.Err(e)})
+			errorView{Heading: l.Translate("We could not do that"), Text: say(l, e)})
 		return
 	}
 	p.logger(r.Context()).Error("bookingpage: unexpected error", "path", r.URL.Path, "err", err)

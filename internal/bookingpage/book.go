@@ -100,7 +100,7 @@ func (p *Page) showSlots(w http.ResponseWriter, r *http.Request, bp bookingPage,
 	list, err := p.freeSlots(r.Context(), bp, svc.ID, prof, first.Format(time.DateOnly))
 	if err != nil {
 		if e, ok := refusal(err); ok && statusOf(e.Code) != http.StatusNotFound {
-			p.showServices(w, r, bp, l, statusOf(e.Code), &notice{Kind: "error", Text: l.Err(e)})
+			p.showServices(w, r, bp, l, statusOf(e.Code), &notice{Kind: "error", Text: say(l, e)})
 			return
 		}
 		p.fail(w, r, l, err)

@@ -82,8 +82,8 @@ func (p *Page) showDetails(w http.ResponseWriter, r *http.Request, bp bookingPag
 	}
 	if len(bad) > 0 {
 		v.Problems = problems{}
-		for field, text := range bad {
-			v.Problems[field] = l.Translate(text)
+		for field := range bad {
+			v.Problems[field] = l.Translate(bad[field])
 		}
 		if n == nil {
 			n = &notice{Kind: "error", Text: l.Translate("Please check the fields marked below.")}

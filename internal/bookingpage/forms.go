@@ -18,6 +18,15 @@ import (
 	"github.com/frontdesk/frontdesk/internal/calendar"
 )
 
+// The problems the decoders find, said on the form (catalogue keys).
+const (
+	msgPhoneRequired = "Enter your phone number."
+	msgFirstRequired = "Enter your first name."
+	msgLastRequired  = "Enter your last name."
+	msgTooLong       = "This is too long."
+	msgCode          = "Type the 6-digit code we sent you."
+)
+
 // problems are a form's problems: the English text (a catalogue key) the
 // form shows beside each field, by the field's name.
 type problems map[string]string
@@ -121,9 +130,9 @@ func decodeDetails(form url.Values) (details, problems) {
 		LastName: oneLine(form.Get("last_name")), Email: oneLine(form.Get("email"))}
 	bad := problems{}
 	required := []struct{ field, value, text string }{
-		{"phone", d.Phone, "Enter your phone number."},
-		{"first_name", d.FirstName, "Enter your first name."},
-		{"last_name", d.LastName, "Enter your last name."},
+		{"phone", d.Phone, msgPhoneRequired},
+		{"first_name", d.FirstName, msgFirstRequired},
+		{"last_name", d.LastName, msgLastRequired},
 	}
 	for _, f := range required {
 		if f.value == "" {
@@ -132,7 +141,7 @@ func decodeDetails(form url.Values) (details, problems) {
 	}
 	for field, value := range map[string]string{"phone": d.Phone, "first_name": d.FirstName, "last_name": d.LastName, "email": d.Email} {
 		if utf8.RuneCountInString(value) > maxField {
-			bad[field] = "This is too long."
+			bad[field] = msgTooLong
 		}
 	}
 	return d, bad
@@ -156,7 +165,7 @@ func oneLine(v string) string {
 // left out (a code copied from a message may hold them).
 func decodeCode(v string) (string, problems) {
 	if len(v) > 64 {
-		return "", problems{"code": "Type the 6-digit code we sent you."}
+		return "", problems{"code": msgCode}
 	}
 	var b strings.Builder
 	for _, r := range v {
@@ -165,11 +174,11 @@ func decodeCode(v string) (string, problems) {
 			b.WriteRune(r)
 		case r == ' ' || r == '-' || r == '\t':
 		default:
-			return "", problems{"code": "Type the 6-digit code we sent you."}
+			return "", problems{"code": msgCode}
 		}
 	}
 	if b.Len() != 6 {
-		return "", problems{"code": "Type the 6-digit code we sent you."}
+		return "", problems{"code": msgCode}
 	}
 	return b.String(), nil
 }
@@ -178,7 +187,7 @@ func decodeCode(v string) (string, problems) {
 func decodeReason(v string) (string, problems) {
 	v = strings.TrimSpace(strings.ToValidUTF8(v, ""))
 	if utf8.RuneCountInString(v) > maxReason {
-		return "", problems{"reason": "This is too long."}
+		return "", problems{"reason": msgTooLong}
 	}
 	return v, nil
 }

@@ -115,7 +115,7 @@ func (p *Page) showReschedule(w http.ResponseWriter, r *http.Request, m manageOp
 	list, err := manage.Slots(r.Context(), p.db, m.token, first.Format(time.DateOnly), weekDays, now)
 	if err != nil {
 		if e, ok := refusal(err); ok && statusOf(e.Code) != http.StatusNotFound {
-			p.showManage(w, r, m, statusOf(e.Code), &notice{Kind: "error", Text: m.lang.Err(e)})
+			p.showManage(w, r, m, statusOf(e.Code), &notice{Kind: "error", Text: say(m.lang, e)})
 			return
 		}
 		p.fail(w, r, m.lang, err)
