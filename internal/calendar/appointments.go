@@ -161,58 +161,55 @@ func RescheduleAppointment(ctx context.Context, store *db.DB, acct account.Accou
 // RescheduleAppointmentTx is RescheduleAppointment inside tx, for a caller
 // that checks its own rules and adds its own effects in the same
 // transaction (the manage link's reschedule).
-func RescheduleAppointmentTx(ctx context.Context, tx *db.Tx, acct account.Account, id int64, start time.Time, professionalID int64, change Change, now time.Time) (out AppointmentView, err error) {
-	err = func() error {
-		a, err := GetAppointment(ctx, tx, acct, id)
+func RescheduleAppointmentTx(ctx context.Context, tx *db.Tx, acct account.Account, id int64, start time.Time, professionalID int64, change Change, now time.Time) (AppointmentView, error) {
+	a, err := GetAppointment(ctx, tx, acct, id)
+	if err != nil {
+		return a, err
+	}
+	if a.Status != StatusBooked {
+		return a, errs.New(errs.ValidationError, "Only booked appointments can be rescheduled; this one is %s.", a.Status)
+	}
+	if professionalID == 0 {
+		professionalID = a.ProfessionalID
+	}
+	if professionalID != a.ProfessionalID {
+		var ok int
+		err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM professionals p JOIN service_professionals sp ON sp.professional_id = p.id
+			JOIN appointments a ON a.service_id = sp.service_id
+			WHERE p.account_id = ? AND p.id = ? AND p.active = ? AND a.id = ?`, acct.ID, professionalID, true, id).Scan(&ok)
 		if err != nil {
-			return err
+			return a, err
 		}
-		if a.Status != "booked" {
-			return errs.New(errs.ValidationError, "Only booked appointments can be rescheduled; this one is %s.", a.Status)
+		if ok == 0 {
+			return a, errs.New(errs.ValidationError, "That professional does not offer this service.")
 		}
-		if professionalID == 0 {
-			professionalID = a.ProfessionalID
-		}
-		if professionalID != a.ProfessionalID {
-			var ok int
-			err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM professionals p JOIN service_professionals sp ON sp.professional_id = p.id
-				JOIN appointments a ON a.service_id = sp.service_id
-				WHERE p.account_id = ? AND p.id = ? AND p.active = ? AND a.id = ?`, acct.ID, professionalID, true, id).Scan(&ok)
-			if err != nil {
-				return err
-			}
-			if ok == 0 {
-				return errs.New(errs.ValidationError, "That professional does not offer this service.")
-			}
-		}
-		end := start.Add(a.EndAt.Sub(a.StartAt))
-		if !instantsFit(start, end) {
-			return errs.New(errs.ValidationError, "An appointment must lie between the years 0001 and 9999 in UTC.")
-		}
-		if _, err := tx.Exec(ctx, `UPDATE appointments SET start_at = ?, end_at = ?, professional_id = ?, confirmation_status = 'pending', updated_at = ?
-			WHERE account_id = ? AND id = ?`, db.Micros(start), db.Micros(end), professionalID, db.Micros(now), acct.ID, id); err != nil {
-			return err
-		}
-		if err := cancelNotifications(ctx, tx, acct, id, now); err != nil {
-			return err
-		}
-		out, err = GetAppointment(ctx, tx, acct, id)
-		if err != nil {
-			return err
-		}
-		if err := jobs.QueueBookingNotifications(ctx, tx, acct, jobs.Booking{
-			AppointmentID: id, ClientID: out.ClientID, Recipient: out.ClientPhone, ClientName: firstWord(out.ClientName),
-			ServiceName: out.ServiceName, Professional: out.ProfessionalName, StartAt: out.StartAt,
-		}, now); err != nil {
-			return err
-		}
-		data := appointmentEvent(out)
-		data["previous_start_at"], data["previous_end_at"] = clock.Format(a.StartAt), clock.Format(a.EndAt)
-		data["previous_calendar_profile_id"] = a.ProfessionalID
-		data["by"] = change.By
-		return jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentRescheduled, SourceID: id, Data: data})
-	}()
-	return out, err
+	}
+	end := start.Add(a.EndAt.Sub(a.StartAt))
+	if !instantsFit(start, end) {
+		return a, errs.New(errs.ValidationError, "An appointment must lie between the years 0001 and 9999 in UTC.")
+	}
+	if _, err := tx.Exec(ctx, `UPDATE appointments SET start_at = ?, end_at = ?, professional_id = ?, confirmation_status = 'pending', updated_at = ?
+		WHERE account_id = ? AND id = ?`, db.Micros(start), db.Micros(end), professionalID, db.Micros(now), acct.ID, id); err != nil {
+		return a, err
+	}
+	if err := cancelNotifications(ctx, tx, acct, id, now); err != nil {
+		return a, err
+	}
+	out, err := GetAppointment(ctx, tx, acct, id)
+	if err != nil {
+		return out, err
+	}
+	if err := jobs.QueueBookingNotifications(ctx, tx, acct, jobs.Booking{
+		AppointmentID: id, ClientID: out.ClientID, Recipient: out.ClientPhone, ClientName: firstWord(out.ClientName),
+		ServiceName: out.ServiceName, Professional: out.ProfessionalName, StartAt: out.StartAt,
+	}, now); err != nil {
+		return out, err
+	}
+	data := appointmentEvent(out)
+	data["previous_start_at"], data["previous_end_at"] = clock.Format(a.StartAt), clock.Format(a.EndAt)
+	data["previous_calendar_profile_id"] = a.ProfessionalID
+	data["by"] = change.By
+	return out, jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentRescheduled, SourceID: id, Data: data})
 }
 
 // appointmentEvent is the data of an appointment's webhook events, in the

@@ -77,6 +77,21 @@ var (
 	ErrSlotPast  = errs.New(errs.ValidationError, "The slot has already started.")
 )
 
+// LockProfessionalTime takes, on PostgreSQL, the lock per professional
+// that bookings of a free slot take (until tx ends), so a caller that
+// checks a slot is free and then takes it runs after any other such booking
+// of that professional and sees it. SQLite's write transactions already
+// run one at a time.
+func LockProfessionalTime(ctx context.Context, tx *db.Tx, acct account.Account, professionalID int64) error {
+	if tx.Dialect().Engine != db.Postgres {
+		return nil
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "calendar/free/%d/%d", acct.ID, professionalID)
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(h.Sum64()))
+	return err
+}
+
 // requireFree refuses a booking of pro for [start, end) unless the slot
 // engine (freeTime, which the free-slot list reads) counts it free at now.
 // On PostgreSQL it first takes a lock per professional, so two free-slot
@@ -86,12 +101,8 @@ func requireFree(ctx context.Context, tx *db.Tx, acct account.Account, pro *prof
 	if start.Before(now.Truncate(time.Minute)) {
 		return ErrSlotPast
 	}
-	if tx.Dialect().Engine == db.Postgres {
-		h := fnv.New64a()
-		fmt.Fprintf(h, "calendar/free/%d/%d", acct.ID, pro.ID)
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(h.Sum64())); err != nil {
-			return err
-		}
+	if err := LockProfessionalTime(ctx, tx, acct, pro.ID); err != nil {
+		return err
 	}
 	free, err := freeTime(ctx, tx, acct, []*professional{pro}, start, end, now.Truncate(time.Minute))
 	if err != nil {

@@ -153,7 +153,7 @@ func TestAppointmentRescheduleAndCancel(t *testing.T) {
 			t.Fatalf("cancelled = %d", n)
 		}
 		if d := event("appointment.rescheduled"); d["start_at"] != "2026-11-27T15:15:00Z" || d["previous_start_at"] != "2026-11-25T09:00:00Z" ||
-			d["end_at"] != "2026-11-27T15:45:00Z" || d["service_id"] != float64(a.Services["cleaning"]) || d["client_id"] == nil {
+			d["end_at"] != "2026-11-27T15:45:00Z" || d["service_id"] != float64(a.Services["cleaning"]) || d["client_id"] == nil || d["by"] != "staff" {
 			t.Fatalf("appointment.rescheduled data %v", d)
 		}
 		bob := h.signedIn("bob@other.test", "bob-password")
@@ -167,7 +167,7 @@ func TestAppointmentRescheduleAndCancel(t *testing.T) {
 		if n := h.count("outbox", "source_id = ? AND source_type = 'booking' AND status = 'pending'", id); n != 0 {
 			t.Fatalf("pending after cancel = %d", n)
 		}
-		if d := event("appointment.cancelled"); d["start_at"] != "2026-11-27T15:15:00Z" || d["appointment_id"] != float64(id) {
+		if d := event("appointment.cancelled"); d["start_at"] != "2026-11-27T15:15:00Z" || d["appointment_id"] != float64(id) || d["by"] != "staff" {
 			t.Fatalf("appointment.cancelled data %v", d)
 		}
 		u.follow(u.post("/app/appointments/"+itoa(id)+"/reschedule", url.Values{"start": {"2026-11-28T10:00"}})).contains(t, "Only booked appointments")

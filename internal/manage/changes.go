@@ -61,7 +61,8 @@ func notFound(err error) error {
 // cancelCutoff is the service's cancel_cutoff. Until the booking rules
 // (calendar.EffectiveRules) are in this tree it is 0: a change is taken
 // until the appointment starts.
-// TODO(manage): replace with calendar.EffectiveRules(ctx, q, acct, serviceID).CancelCutoff.
+// Replace with calendar.EffectiveRules(ctx, q, acct, serviceID) and its
+// CancelCutoff once they exist.
 func cancelCutoff(ctx context.Context, q db.Querier, acct account.Account, serviceID int64) (time.Duration, error) {
 	return 0, nil
 }
@@ -101,7 +102,11 @@ func Cancel(ctx context.Context, store *db.DB, token, reason string, now time.Ti
 		if !a.changeable(now) {
 			return ErrChangeNotAllowed
 		}
-		if _, err := calendar.CancelAppointmentTx(ctx, tx, acct, a.ID, calendar.Change{By: calendar.ByPatient, Reason: reason}, now); err != nil {
+		_, err = calendar.CancelAppointmentTx(ctx, tx, acct, a.ID, calendar.Change{By: calendar.ByPatient, Reason: reason}, now)
+		if errs.Is(err, errs.ValidationError) { // cancelled meanwhile
+			return ErrChangeNotAllowed
+		}
+		if err != nil {
 			return err
 		}
 		if err := offers.OfferFreedTime(ctx, tx, acct, a.ProfessionalID, now); err != nil {
@@ -134,7 +139,18 @@ func Reschedule(ctx context.Context, store *db.DB, token string, start calendar.
 		if err != nil {
 			return err
 		}
+		// Another booking of that professional may be under way: wait for
+		// it, then make sure the slot is still listed.
+		if err := calendar.LockProfessionalTime(ctx, tx, acct, slot.Professional.ID); err != nil {
+			return err
+		}
+		if slot, err = listedSlot(ctx, tx, acct, a.ServiceID, start, &slot.Professional.ID, now); err != nil {
+			return err
+		}
 		moved, err := calendar.RescheduleAppointmentTx(ctx, tx, acct, a.ID, slot.StartAtUTC, slot.Professional.ID, calendar.Change{By: calendar.ByPatient}, now)
+		if errs.Is(err, errs.ValidationError) { // changed meanwhile
+			return ErrChangeNotAllowed
+		}
 		if err != nil {
 			return err
 		}

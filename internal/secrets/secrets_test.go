@@ -96,3 +96,33 @@ func TestSealOpen(t *testing.T) {
 		t.Error("malformed value opened")
 	}
 }
+
+// TestDerive: the same purpose and message give the same bytes under one
+// key, and different bytes under another key or purpose; no key, no value.
+func TestDerive(t *testing.T) {
+	one, _ := secrets.New([]byte("0123456789abcdef0123456789abcdef"))
+	two, _ := secrets.New([]byte("fedcba9876543210fedcba9876543210"))
+	a, err := one.Derive("manage-link", []byte("1/2"))
+	if err != nil || len(a) != 32 {
+		t.Fatalf("%x %v", a, err)
+	}
+	for _, tc := range []struct {
+		name    string
+		box     *secrets.Box
+		purpose string
+		same    bool
+	}{
+		{"again", one, "manage-link", true},
+		{"other key", two, "manage-link", false},
+		{"other purpose", one, "feed", false},
+	} {
+		b, err := tc.box.Derive(tc.purpose, []byte("1/2"))
+		if err != nil || (string(a) == string(b)) != tc.same {
+			t.Errorf("%s: %x vs %x %v", tc.name, a, b, err)
+		}
+	}
+	var none *secrets.Box
+	if _, err := none.Derive("manage-link", nil); err != secrets.ErrNoKey {
+		t.Errorf("no key: %v", err)
+	}
+}
