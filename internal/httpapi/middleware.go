@@ -197,6 +197,10 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 	keyed := s.RequireKey(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		openDoc := r.URL.Path == publicPrefix+"/openapi.json" && (r.Method == http.MethodGet || r.Method == http.MethodHead)
+		if isPatientPath(r.URL.Path) { // no key: the patient API's own limit
+			s.patientGate(w, r, next)
+			return
+		}
 		if !strings.HasPrefix(r.URL.Path, publicPrefix+"/") || openDoc {
 			next.ServeHTTP(w, r)
 			return

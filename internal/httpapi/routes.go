@@ -61,6 +61,12 @@ func (s *Server) routes() {
 	s.handle("POST /api/v2/manage/{token}/reschedule", s.patientDoor(s.handleManageReschedule))
 	s.handle("GET /m/{token}/appointment.ics", s.patientDoor(s.handleManageICS))
 
+	// The patient API (docs/patient-api.md): no key, limited per client address.
+	s.handle("GET "+bookPrefix+"/{account_slug}", s.handlePatientPage)
+	s.handle("GET "+bookPrefix+"/{account_slug}/slots", s.handlePatientSlots)
+	s.handle("POST "+bookPrefix+"/{account_slug}/verification", s.handlePatientCode)
+	s.handle("POST "+bookPrefix+"/{account_slug}/appointments", s.handlePatientBook)
+
 	// Provider callbacks (docs/contract.md, Provider callbacks): no key, the provider's signature.
 	s.handle("POST /hooks/twilio/{channel_uuid}/status", s.handleTwilioStatus)
 	s.handle("POST /hooks/twilio/{channel_uuid}/inbound", s.handleTwilioInbound)

@@ -22,7 +22,7 @@ import (
 // Verification codes (docs/patient-api.md, Verification codes).
 const (
 	CodeLifetime     = 10 * time.Minute
-	CodeTries        = 5 // guesses a code allows, the right one included
+	CodeTries        = 5 // wrong guesses that end a code
 	CodesPerPhone    = 3 // codes per phone per CodeWindow
 	CodesPerAddress  = 20
 	CodeWindow       = time.Hour
@@ -144,10 +144,11 @@ func errVerification() error {
 }
 
 // consumeCode spends one try of every live code of the phone and, when
-// code is one of them, marks that one used and returns its id. Counting
-// the try first, in the same statement that reads the codes, keeps
-// parallel guesses within CodeTries; marking it used only where it is not
-// yet makes a code book once however many requests carry it.
+// code is one of them, gives the tries back, marks that one used and
+// returns its id: only wrong guesses count. Counting the try first, in the
+// same statement that reads the codes, keeps parallel guesses within
+// CodeTries; marking it used only where it is not yet makes a code book
+// once however many requests carry it.
 func consumeCode(ctx context.Context, store *db.DB, acct account.Account, e164, code string, now time.Time) (int64, error) {
 	var used int64
 	err := store.Transact(ctx, func(tx *db.Tx) error {
@@ -160,6 +161,7 @@ func consumeCode(ctx context.Context, store *db.DB, acct account.Account, e164, 
 		}
 		defer rows.Close()
 		var match int64
+		var tried []int64
 		for rows.Next() {
 			var (
 				id         int64
@@ -168,6 +170,7 @@ func consumeCode(ctx context.Context, store *db.DB, acct account.Account, e164, 
 			if err := rows.Scan(&id, &salt, &hash); err != nil {
 				return err
 			}
+			tried = append(tried, id)
 			raw, err := hex.DecodeString(salt)
 			if err != nil {
 				continue
@@ -182,6 +185,12 @@ func consumeCode(ctx context.Context, store *db.DB, acct account.Account, e164, 
 		rows.Close()
 		if match == 0 {
 			return nil // the tries are kept: commit
+		}
+		// The right code is no wrong guess: the try is given back.
+		in, args := db.In(tried)
+		if _, err := tx.Exec(ctx, `UPDATE verification_codes SET tries = tries - 1 WHERE account_id = ? AND id IN `+in,
+			append([]any{acct.ID}, args...)...); err != nil {
+			return fmt.Errorf("try verification code: %w", err)
 		}
 		res, err := tx.Exec(ctx, `UPDATE verification_codes SET used_at = ? WHERE account_id = ? AND id = ? AND used_at IS NULL`,
 			db.Micros(now), acct.ID, match)

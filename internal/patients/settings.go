@@ -91,7 +91,7 @@ func SaveSettings(ctx context.Context, q db.Querier, acct account.Account, s Set
 	if err != nil {
 		return err
 	}
-	if _, err := q.Exec(ctx, `UPDATE accounts SET booking_page = ? WHERE id = ?`, text, acct.ID); err != nil {
+	if _, err := q.Exec(ctx, `UPDATE accounts SET booking_page = ? WHERE id = ? AND booking_page <> ?`, text, acct.ID, text); err != nil {
 		return fmt.Errorf("save booking page settings: %w", err)
 	}
 	return nil

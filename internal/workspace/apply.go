@@ -125,7 +125,7 @@ func (ap *applier) apply(ctx context.Context) (*Result, error) {
 	}}
 	steps := []func(context.Context) error{
 		ap.account, ap.apiKeys, ap.users, ap.agents, ap.eventTypes, ap.professionals, ap.services,
-		ap.waitlists, ap.webhooks, ap.dispositions, ap.pipelines, ap.clients, ap.conversations, ap.channels, ap.messaging,
+		ap.waitlists, ap.webhooks, ap.dispositions, ap.pipelines, ap.clients, ap.conversations, ap.channels, ap.messaging, ap.bookingPage,
 	}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {

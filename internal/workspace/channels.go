@@ -56,7 +56,7 @@ func (s *MessagingSpec) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // MessageKinds are the outbox kinds a route or a template may name.
-var MessageKinds = []string{"automation_message", "sequence_message", "booking_confirmation", "booking_reminder", "seat_offer", "channel_reply"}
+var MessageKinds = []string{"automation_message", "sequence_message", "booking_confirmation", "booking_reminder", "seat_offer", "channel_reply", "verification_code"}
 
 // Languages of the built-in texts.
 var Languages = []string{"es", "en"}

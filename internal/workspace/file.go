@@ -35,6 +35,7 @@ type File struct {
 	Conversations   []ConversationSpec `yaml:"conversations" json:"conversations"`
 	Channels        []ChannelSpec      `yaml:"channels" json:"channels"`
 	Messaging       *MessagingSpec     `yaml:"messaging" json:"messaging"`
+	BookingPage     *BookingPageSpec   `yaml:"booking_page" json:"booking_page"`
 }
 
 type AccountSpec struct {

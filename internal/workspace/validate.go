@@ -172,6 +172,7 @@ func Validate(f *File, known *Known) error {
 			c.ref(fmt.Sprintf("%s.event_types[%d]", path, j), k, types, "event type")
 		}
 	}
+	c.bookingPage(f.BookingPage, services)
 	if n := f.Notifications; n != nil {
 		before := len(c.problems)
 		for i, r := range n.Reminders {
