@@ -13,6 +13,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/calendar"
+	"github.com/frontdesk/frontdesk/internal/manage"
 	"github.com/frontdesk/frontdesk/internal/patients"
 )
 
@@ -122,6 +123,11 @@ func (p *Page) book(ctx context.Context, b bookingPage, d draft, code string) (b
 	done, err := patients.Book(ctx, p.db, b.page, in, p.clock.Now())
 	if err != nil {
 		return bookedStep{}, err
+	}
+	if done.ManageURL == "" { // the link every message about it carries
+		if done.ManageURL, err = manage.URL(ctx, p.db, b.page.Account, done.Appointment.ID); err != nil {
+			return bookedStep{}, err
+		}
 	}
 	svc, _ := b.service(d.Slot.ServiceID)
 	at, _ := start.In(b.Location)
