@@ -23,7 +23,12 @@ func bookThroughThePage(t *testing.T, h *harness, phone, first string) (page, st
 	slots := h.get("/book/demo/slots?service=" + cleaning).must(t, 200).has(t, "Elige una hora", "Cualquier profesional", "Dra. López", "Dr. Martín")
 	// Choosing a professional is a GET form too.
 	slots = h.get("/book/demo/slots?service=" + cleaning + "&professional=" + lopez).must(t, 200)
-	slot := slots.link(t, "/book/demo/details?")
+	// The week's last slot: an appointment that is still ahead.
+	all := slots.links("/book/demo/details?")
+	if len(all) == 0 {
+		t.Fatalf("no slot on the page:\n%s", slots.Body)
+	}
+	slot := all[len(all)-1]
 	details := h.get(slot).must(t, 200).has(t, "Tus datos", "Limpieza dental", "con Dra. López", "Enviarme un código")
 	action, token := details.form(t, "/book/demo/details")
 	codeStep := h.post(action, patientForm(token, phone, first)).location(t)

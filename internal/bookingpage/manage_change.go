@@ -62,7 +62,7 @@ func (p *Page) cannotChange(m manageOpen) *notice {
 		return &notice{Kind: "error", Text: m.lang.Translate("This appointment has already started or taken place, so it can no longer be changed online.")}
 	}
 	return &notice{Kind: "error", Text: m.lang.Translate("Changes online are possible until %s. Please call the clinic to change this appointment.",
-		m.lang.formatTime(v.CancelCutoffAt.In(loc), "Monday 2 January 2006, 15:04"))}
+		m.lang.moment(v.CancelCutoffAt.In(loc)))}
 }
 
 // handleCancel handles "POST /m/{token}/cancel".
@@ -70,6 +70,10 @@ func (p *Page) handleCancel(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	m, ok := p.openManage(w, r)
 	if !ok {
+		return
+	}
+	if !m.view.CanCancel { // say why before anything about the form
+		p.showManage(w, r, m, http.StatusConflict, p.cannotChange(m))
 		return
 	}
 	reason, bad := decodeReason(r.PostFormValue("reason"))
@@ -173,7 +177,7 @@ func (p *Page) showMove(w http.ResponseWriter, r *http.Request, m manageOpen, st
 		Start: wallString(start), ProfessionalID: prof,
 		Form: formBase{Token: p.keys.issue(m.scope(), p.clock.Now()), Carry: c}, Back: c.Link(m.path("/reschedule"), "week", at.In(loc).Format(time.DateOnly)),
 	}
-	v.Action = c.Link(m.path("/reschedule/confirm"), "start", v.Start, "professional", itoa(prof))
+	v.Action = c.Link(m.path("/reschedule/confirm"), "start", v.Start, "professional", idParam(prof))
 	p.render(w, r, m.lang, status, "manage_move", "Move your appointment", m.clinic.Name, n, v)
 }
 
@@ -182,6 +186,10 @@ func (p *Page) handleMove(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	m, ok := p.openManage(w, r)
 	if !ok {
+		return
+	}
+	if !m.view.CanReschedule {
+		p.showManage(w, r, m, http.StatusConflict, p.cannotChange(m))
 		return
 	}
 	start, okStart := decodeStart(r.URL.Query().Get("start"))

@@ -151,6 +151,9 @@ func parseTemplates(l lang, css template.CSS) (map[string]*template.Template, er
 		"date": func(loc *time.Location, t time.Time, layout string) string {
 			return l.formatTime(t.In(loc), layout)
 		},
+		// moment is a day and time as a sentence says it; day, a day.
+		"moment": func(loc *time.Location, t time.Time) string { return l.moment(t.In(loc)) },
+		"day":    func(loc *time.Location, t time.Time) string { return l.day(t.In(loc)) },
 	}
 	base, err := template.New("base").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partial_*.html")
 	if err != nil {
