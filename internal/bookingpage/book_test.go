@@ -20,9 +20,9 @@ func bookThroughThePage(t *testing.T, h *harness, phone, first string) (page, st
 	lopez := strconv.FormatInt(h.ids["demo"].Professionals["lopez"], 10)
 	h.get("/book/demo").must(t, 200).has(t, `<html lang="es">`, "Limpieza dental", "Fisioterapia", "¿Qué quieres reservar?")
 	// The service form is a GET form: its submission is this address.
-	slots := h.get("/book/demo/slots?service=" + cleaning).must(t, 200).has(t, "Elige una hora", "Cualquier profesional", "Dra. López", "Dr. Martín")
+	slots := h.get("/book/demo/slots?service="+cleaning).must(t, 200).has(t, "Elige una hora", "Cualquier profesional", "Dra. López", "Dr. Martín")
 	// Choosing a professional is a GET form too.
-	slots = h.get("/book/demo/slots?service=" + cleaning + "&professional=" + lopez).must(t, 200)
+	slots = h.get("/book/demo/slots?service="+cleaning+"&professional="+lopez).must(t, 200)
 	// The week's last slot: an appointment that is still ahead.
 	all := slots.links("/book/demo/details?")
 	if len(all) == 0 {
@@ -75,7 +75,7 @@ func TestDoubleSubmit(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		h := newHarness(t, store)
 		cleaning := strconv.FormatInt(h.ids["demo"].Services["cleaning"], 10)
-		slot := h.get("/book/demo/slots?service=" + cleaning).must(t, 200).link(t, "/book/demo/details?")
+		slot := h.get("/book/demo/slots?service="+cleaning).must(t, 200).link(t, "/book/demo/details?")
 		action, token := h.get(slot).form(t, "/book/demo/details")
 		form := patientForm(token, "+34611222444", "Pedro")
 		first := h.post(action, form).location(t)

@@ -50,7 +50,7 @@ func TestEmbedded(t *testing.T) {
 		}
 		h.get("/book/demo?embed=1").must(t, 200).has(t, `<body class="embed">`, `name="embed" value="1"`).hasNot(t, `<header class="top">`)
 		cleaning := strconv.FormatInt(h.ids["demo"].Services["cleaning"], 10)
-		slots := h.get("/book/demo/slots?embed=1&service=" + cleaning).must(t, 200)
+		slots := h.get("/book/demo/slots?embed=1&service="+cleaning).must(t, 200)
 		for _, l := range slots.links("/book/") {
 			if !strings.Contains(l, "embed=1") {
 				t.Errorf("the embedded page links to %s", l)
@@ -84,7 +84,7 @@ func TestLanguages(t *testing.T) {
 		h.get("/book/other").must(t, 200).has(t, `<html lang="en">`, "Book an appointment")
 		h.get("/book/other?lang=es").must(t, 200).has(t, `<html lang="es">`, "Reservar una cita")
 		cleaning := strconv.FormatInt(h.ids["demo"].Services["cleaning"], 10)
-		slots := h.get("/book/demo/slots?lang=en&service=" + cleaning).must(t, 200).has(t, "Choose a time", "Any professional")
+		slots := h.get("/book/demo/slots?lang=en&service="+cleaning).must(t, 200).has(t, "Choose a time", "Any professional")
 		details := h.get(slots.link(t, "/book/demo/details?")).must(t, 200).has(t, "Your details", "Send me a code")
 		action, token := details.form(t, "/book/demo/details")
 		h.post(action, patientForm(token, "", "Eva")).must(t, http.StatusBadRequest).has(t, "Enter your phone number.")
@@ -101,11 +101,11 @@ func TestTenancy(t *testing.T) {
 		h := newHarness(t, store)
 		h.get("/book/other").must(t, 200).has(t, "Limpieza dental", "Other Clinic").hasNot(t, "Fisioterapia", "Clínica Sonrisa")
 		otherService := strconv.FormatInt(h.ids["other"].Services["cleaning"], 10)
-		h.get("/book/demo/slots?service=" + otherService).must(t, http.StatusBadRequest)
+		h.get("/book/demo/slots?service="+otherService).must(t, http.StatusBadRequest)
 		cleaning := strconv.FormatInt(h.ids["demo"].Services["cleaning"], 10)
 		jones := strconv.FormatInt(h.ids["other"].Professionals["jones"], 10)
 		// Another account's professional is not a choice: the slots are every professional's.
-		h.get("/book/demo/slots?service=" + cleaning + "&professional=" + jones).must(t, 200).hasNot(t, "Dr. Jones")
-		h.get("/book/demo/details?service=" + cleaning + "&professional=" + jones + "&start=2026-11-23T16:00:00").must(t, http.StatusBadRequest)
+		h.get("/book/demo/slots?service="+cleaning+"&professional="+jones).must(t, 200).hasNot(t, "Dr. Jones")
+		h.get("/book/demo/details?service="+cleaning+"&professional="+jones+"&start=2026-11-23T16:00:00").must(t, http.StatusBadRequest)
 	})
 }

@@ -55,7 +55,7 @@ func TestManagePage(t *testing.T) {
 
 		// Move: a week of slots, one picked, a confirm step, the move.
 		_, _, before := h.appointmentState(phone)
-		week := h.get(link + "/reschedule").must(t, 200).has(t, "Elige una nueva hora", "Volver a tu cita")
+		week := h.get(link+"/reschedule").must(t, 200).has(t, "Elige una nueva hora", "Volver a tu cita")
 		week = h.get(week.link(t, link+"/reschedule?week=")).must(t, 200) // the next week
 		step := h.get(week.link(t, link+"/reschedule/confirm?")).must(t, 200).has(t, "Mover tu cita", "Hora actual", "Nueva hora")
 		action, token = step.form(t, link+"/reschedule/confirm")
@@ -64,7 +64,7 @@ func TestManagePage(t *testing.T) {
 			t.Errorf("moved from %s to %s, want a day of the next week", before, after)
 		}
 		t.Run("a time that is not listed", func(t *testing.T) {
-			step := h.get(link + "/reschedule/confirm?start=2026-11-29T03:00:00").must(t, 200)
+			step := h.get(link+"/reschedule/confirm?start=2026-11-29T03:00:00").must(t, 200)
 			action, token := step.form(t, link+"/reschedule/confirm")
 			h.post(action, url.Values{"form_token": {token}}).must(t, http.StatusBadRequest).has(t, "Lo sentimos, esa hora ya no está libre.")
 		})
@@ -78,8 +78,8 @@ func TestManagePage(t *testing.T) {
 			t.Errorf("status %q after cancelling", s)
 		}
 		// A cancelled appointment cannot change: its steps say so (409).
-		h.get(link + "/cancel").must(t, http.StatusConflict).has(t, "Esta cita está cancelada.")
-		h.get(link + "/reschedule").must(t, http.StatusConflict)
+		h.get(link+"/cancel").must(t, http.StatusConflict).has(t, "Esta cita está cancelada.")
+		h.get(link+"/reschedule").must(t, http.StatusConflict)
 		h.post(action, url.Values{"form_token": {h.get(link).formToken()}, "reason": {""}}).must(t, http.StatusConflict)
 	})
 }

@@ -19,7 +19,7 @@ func TestRefusalsOnTheForm(t *testing.T) {
 		h := newHarness(t, store)
 		cleaning := strconv.FormatInt(h.ids["demo"].Services["cleaning"], 10)
 		lopez := strconv.FormatInt(h.ids["demo"].Professionals["lopez"], 10)
-		slot := h.get("/book/demo/slots?service=" + cleaning + "&professional=" + lopez).must(t, 200).link(t, "/book/demo/details?")
+		slot := h.get("/book/demo/slots?service="+cleaning+"&professional="+lopez).must(t, 200).link(t, "/book/demo/details?")
 		details := h.get(slot).must(t, 200)
 		action, token := details.form(t, "/book/demo/details")
 
@@ -39,7 +39,7 @@ func TestRefusalsOnTheForm(t *testing.T) {
 		})
 		t.Run("a form token of another page", func(t *testing.T) {
 			otherService := strconv.FormatInt(h.ids["other"].Services["cleaning"], 10)
-			otherSlot := h.get("/book/other/slots?service=" + otherService).must(t, 200).link(t, "/book/other/details?")
+			otherSlot := h.get("/book/other/slots?service="+otherService).must(t, 200).link(t, "/book/other/details?")
 			_, otherToken := h.get(otherSlot).form(t, "/book/other/details")
 			h.post(action, patientForm(otherToken, "+34611000111", "Ana")).must(t, http.StatusBadRequest)
 		})
@@ -77,15 +77,15 @@ func TestRefusalsOnTheForm(t *testing.T) {
 			last.must(t, http.StatusTooManyRequests).has(t, "Demasiados intentos. Espera unos minutos y vuelve a intentarlo.")
 		})
 		t.Run("a sealed step of another page", func(t *testing.T) {
-			h.get("/book/other" + codeStep[len("/book/demo"):]).must(t, http.StatusBadRequest)
+			h.get("/book/other"+codeStep[len("/book/demo"):]).must(t, http.StatusBadRequest)
 		})
 		t.Run("a forged sealed step", func(t *testing.T) {
-			h.get("/book/demo/code?d=AAAA" + codeStep[len("/book/demo/code?d=AAAA"):]).must(t, http.StatusBadRequest).
+			h.get("/book/demo/code?d=AAAA"+codeStep[len("/book/demo/code?d=AAAA"):]).must(t, http.StatusBadRequest).
 				has(t, "Este paso ha caducado. Elige tu hora de nuevo.")
 			h.get("/book/demo/booked?b=nonsense").must(t, http.StatusNotFound)
 		})
 		t.Run("a slot that is not one", func(t *testing.T) {
-			h.get("/book/demo/details?service=" + cleaning + "&start=yesterday").must(t, http.StatusBadRequest).has(t, "Elige una de las horas de la lista.")
+			h.get("/book/demo/details?service="+cleaning+"&start=yesterday").must(t, http.StatusBadRequest).has(t, "Elige una de las horas de la lista.")
 			h.get("/book/demo/slots?service=999999").must(t, http.StatusBadRequest).has(t, "Elige uno de los servicios.")
 		})
 	})
