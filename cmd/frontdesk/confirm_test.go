@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -62,6 +63,10 @@ func TestConfirmationRepliesEndToEnd(t *testing.T) {
 			e.waitFor("the confirmation request sent", func() bool { return e.find("booking_confirmation", patientPhone, "sent") != nil })
 			if f := e.twilio.Sent()[0]; f.Get("To") != patientPhone || !strings.Contains(f.Get("Body"), "¿confirmas") {
 				t.Fatalf("Twilio got %v", f)
+			}
+			// It ends with the appointment's manage link (docs/manage-links.md).
+			if body := e.twilio.Sent()[0].Get("Body"); !regexp.MustCompile(`\nConfirmar, cancelar o cambiar: ` + regexp.QuoteMeta(publicBase) + `/m/[A-Za-z0-9_-]{32}$`).MatchString(body) {
+				t.Errorf("no manage link at the end of %q", body)
 			}
 			answer(patientPhone, "SMin00000000000000000000000000conf1", "1")
 			if _, s := confirmation(patientPhone); s != "confirmed" {
