@@ -58,7 +58,7 @@ func TestPatientPage(t *testing.T) {
 	})
 }
 
-// TestPatientSlots: §9's shape in the account's zone, only the page's
+// TestPatientSlots: the free-slots shape (docs/contract.md, Free slots) in the account's zone, only the page's
 // services, 422 for the query's schema.
 func TestPatientSlots(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {

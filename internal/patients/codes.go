@@ -62,15 +62,23 @@ func RequestCode(ctx context.Context, store *db.DB, p Page, rawPhone, clientAddr
 			return err
 		}
 		since := db.Micros(now.Add(-CodeWindow))
-		if err := codeLimit(ctx, tx, `SELECT COUNT(*), MIN(created_at) FROM verification_codes
-			WHERE account_id = ? AND phone = ? AND created_at > ?`, []any{acct.ID, num.E164(), since}, CodesPerPhone, now,
-			"This phone has had %d codes in the last hour; wait before asking for another."); err != nil {
+		wait, err := codeLimit(ctx, tx, `SELECT COUNT(*), MIN(created_at) FROM verification_codes
+			WHERE account_id = ? AND phone = ? AND created_at > ?`, []any{acct.ID, num.E164(), since}, CodesPerPhone, now)
+		if err != nil {
 			return err
 		}
-		if err := codeLimit(ctx, tx, `SELECT COUNT(*), MIN(created_at) FROM verification_codes
-			WHERE account_id = ? AND client_addr = ? AND created_at > ?`, []any{acct.ID, clientAddr, since}, CodesPerAddress, now,
-			"This address has asked for %d codes in the last hour; wait before asking for another."); err != nil {
+		if wait > 0 {
+			return errs.WithDetails(errs.RateLimited, map[string]any{"retry_after_seconds": wait},
+				"This phone has had %d codes in the last hour; wait before asking for another.", CodesPerPhone)
+		}
+		wait, err = codeLimit(ctx, tx, `SELECT COUNT(*), MIN(created_at) FROM verification_codes
+			WHERE account_id = ? AND client_addr = ? AND created_at > ?`, []any{acct.ID, clientAddr, since}, CodesPerAddress, now)
+		if err != nil {
 			return err
+		}
+		if wait > 0 {
+			return errs.WithDetails(errs.RateLimited, map[string]any{"retry_after_seconds": wait},
+				"This address has asked for %d codes in the last hour; wait before asking for another.", CodesPerAddress)
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO verification_codes (account_id, phone, client_addr, code_salt, code_hash, tries, created_at, expires_at)
 			VALUES (?, ?, ?, ?, ?, 0, ?, ?)`, acct.ID, num.E164(), clientAddr, hex.EncodeToString(salt), codeHash(salt, code),
@@ -87,22 +95,21 @@ func RequestCode(ctx context.Context, store *db.DB, p Page, rawPhone, clientAddr
 	return expires, nil
 }
 
-// codeLimit refuses a code once query counts limit codes in the window,
-// saying when the oldest of them leaves it.
-func codeLimit(ctx context.Context, tx *db.Tx, query string, args []any, limit int, now time.Time, format string) error {
+// codeLimit counts with query the codes in the window; at limit it
+// returns the whole seconds until the oldest of them leaves it (else 0).
+func codeLimit(ctx context.Context, tx *db.Tx, query string, args []any, limit int, now time.Time) (int64, error) {
 	var (
 		n      int
 		oldest *int64
 	)
 	if err := tx.QueryRow(ctx, query, args...).Scan(&n, &oldest); err != nil {
-		return fmt.Errorf("count verification codes: %w", err)
+		return 0, fmt.Errorf("count verification codes: %w", err)
 	}
 	if n < limit || oldest == nil {
-		return nil
+		return 0, nil
 	}
 	wait := db.Time(*oldest).Add(CodeWindow).Sub(now)
-	secs := max(int64((wait+time.Second-1)/time.Second), 1)
-	return errs.WithDetails(errs.RateLimited, map[string]any{"retry_after_seconds": secs}, format, limit)
+	return max(int64((wait+time.Second-1)/time.Second), 1), nil
 }
 
 // lockCodes serialises an account's code requests on PostgreSQL, so two

@@ -95,7 +95,7 @@ func (s JobSender) Send(ctx context.Context, acct account.Account, m jobs.Messag
 // RecordSent implements jobs.Recorder: a message sent through a channel
 // joins the customer's conversation on it.
 func (s JobSender) RecordSent(ctx context.Context, tx *db.Tx, acct account.Account, m jobs.Message) error {
-	if m.ChannelID == nil {
+	if m.ChannelID == nil || !joinsConversation(m.Kind) {
 		return nil
 	}
 	if m.Kind == KindTeamReply {
@@ -113,7 +113,7 @@ func (s JobSender) RecordSent(ctx context.Context, tx *db.Tx, acct account.Accou
 func (s JobSender) RecordSentMany(ctx context.Context, tx *db.Tx, acct account.Account, ms []jobs.Message) error {
 	var out []chat.ChannelMessage
 	for _, m := range ms {
-		if m.ChannelID == nil {
+		if m.ChannelID == nil || !joinsConversation(m.Kind) {
 			continue
 		}
 		if m.Kind == KindTeamReply {
@@ -147,3 +147,9 @@ func QueueAnswer(ctx context.Context, tx *db.Tx, r Reply, body string, now time.
 	return jobs.QueueMessage(ctx, tx, r.Account, now, jobs.Message{Kind: KindReply, Channel: r.Channel.Type, Recipient: r.Phone.E164(),
 		ClientID: client, Body: body, ChannelKey: &key, Source: jobs.MessageSource{Type: "channel"}}, now, nil)
 }
+
+// joinsConversation reports whether a sent message of kind joins the
+// customer's conversation. A patient's verification code does not: it is
+// a password, not a message to the team, and whoever asks for one (a
+// stranger typing any phone) must not open a conversation.
+func joinsConversation(kind string) bool { return kind != jobs.MsgVerificationCode }
