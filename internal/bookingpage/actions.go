@@ -127,3 +127,14 @@ func (p *Page) notFound(w http.ResponseWriter, r *http.Request, l lang) {
 	p.render(w, r, l, http.StatusNotFound, "error", "Page not found", "", nil,
 		errorView{Heading: l.Translate("Page not found"), Text: l.Translate("This page does not exist or is no longer available. Please ask the clinic for a new link.")})
 }
+
+// TooManyRequests is the page for a request refused by the per-address
+// limit the server puts in front of the pages (429; the server has set
+// Retry-After): in the language the request asks for or its browser
+// prefers, since the account is not read for a refused request.
+func (p *Page) TooManyRequests(w http.ResponseWriter, r *http.Request) {
+	privacyHeaders(w.Header())
+	l := pickLanguage(r, r.Header.Get("Accept-Language"))
+	p.render(w, r, l, http.StatusTooManyRequests, "error", "Too many attempts", "", nil,
+		errorView{Heading: l.Translate("Too many attempts"), Text: l.Translate("Too many attempts. Please wait a few minutes and try again.")})
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/httpapi"
 	"github.com/frontdesk/frontdesk/internal/outbound"
 	"github.com/frontdesk/frontdesk/internal/password"
+	"github.com/frontdesk/frontdesk/internal/ratelimit"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
@@ -49,7 +50,14 @@ type harness struct {
 	ids   map[string]workspace.IDs
 }
 
+// newHarness is the harness with a per-address limit no test reaches (the
+// fake clock never refills a bucket); newHarnessLimited sets it.
 func newHarness(t *testing.T, store *db.DB) *harness {
+	t.Helper()
+	return newHarnessLimited(t, store, ratelimit.Limit{PerSecond: 1000, Burst: 1_000_000})
+}
+
+func newHarnessLimited(t *testing.T, store *db.DB, perAddress ratelimit.Limit) *harness {
 	t.Helper()
 	h := &harness{t: t, store: store, clock: clock.NewFake(testNow), ids: map[string]workspace.IDs{}}
 	files := [][]byte{workspace.Demo()}
@@ -78,7 +86,8 @@ func newHarness(t *testing.T, store *db.DB) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.srv = httpapi.NewServer(httpapi.Config{DB: store, Clock: h.clock, Log: log, Secrets: box, PublicURL: "https://citas.example", BookingPage: pages})
+	h.srv = httpapi.NewServer(httpapi.Config{DB: store, Clock: h.clock, Log: log, Secrets: box, PublicURL: "https://citas.example", BookingPage: pages,
+		RateLimit: httpapi.RateLimit{Patients: perAddress}})
 	return h
 }
 

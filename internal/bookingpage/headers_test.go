@@ -5,9 +5,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
+	"github.com/frontdesk/frontdesk/internal/ratelimit"
 )
 
 // TestFramingAndPrivacyHeaders: every answer — pages, refusals, redirects,
@@ -107,5 +109,23 @@ func TestTenancy(t *testing.T) {
 		// Another account's professional is not a choice: the slots are every professional's.
 		h.get("/book/demo/slots?service="+cleaning+"&professional="+jones).must(t, 200).hasNot(t, "Dr. Jones")
 		h.get("/book/demo/details?service="+cleaning+"&professional="+jones+"&start=2026-11-23T16:00:00").must(t, http.StatusBadRequest)
+	})
+}
+
+// TestPerAddressLimit: the pages take from the patients' per-address
+// bucket; a refused request is the translated 429 page with Retry-After
+// (and the privacy headers), never the API's JSON.
+func TestPerAddressLimit(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		h := newHarnessLimited(t, store, ratelimit.Limit{PerSecond: 1, Burst: 2})
+		h.get("/book/demo").must(t, 200)
+		h.get("/m/nonsense").must(t, 404)
+		p := h.get("/book/demo?lang=en").must(t, http.StatusTooManyRequests).has(t, `<html lang="en">`, "Too many attempts. Please wait a few minutes and try again.")
+		if p.Header.Get("Retry-After") == "" || !strings.HasPrefix(p.Header.Get("Content-Type"), "text/html") {
+			t.Errorf("429 headers: %v", p.Header)
+		}
+		h.get("/book/demo").must(t, http.StatusTooManyRequests).has(t, "Demasiados intentos")
+		h.clock.Advance(time.Second)
+		h.get("/book/demo").must(t, 200)
 	})
 }

@@ -10,8 +10,8 @@ func (s *Server) routes() {
 		s.mux.Handle("/app/", s.dashboard)
 	}
 	if s.pages != nil { // the patients' booking and manage pages (internal/bookingpage), off when nil
-		s.mux.Handle("/book/", s.pages)
-		s.mux.Handle("/m/", s.pages) // its calendar file is the more specific route below
+		s.mux.Handle("/book/", s.pagesGate(s.pages))
+		s.mux.Handle("/m/", s.pagesGate(s.pages)) // its calendar file is the more specific route below
 	}
 	s.handle("GET /docs", s.handleDocs)
 
