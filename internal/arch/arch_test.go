@@ -20,7 +20,8 @@ var above = []string{"internal/httpapi", "internal/dashboard", "internal/booking
 func TestAreasNeverReachUp(t *testing.T) {
 	for _, pkg := range []string{"internal/jobs", "internal/idempotency", "internal/calendar", "internal/waitlist", "internal/pipeline", "internal/contact",
 		"internal/account", "internal/channels", "internal/offers", "internal/readcache", "internal/texts", "internal/db",
-		"internal/chat", "internal/relay", "internal/phone", "internal/clock", "internal/manage", "internal/managelink"} {
+		"internal/chat", "internal/relay", "internal/phone", "internal/clock", "internal/manage", "internal/managelink",
+		"internal/feeds", "internal/ics"} {
 		t.Run(pkg, func(t *testing.T) {
 			out, err := exec.Command("go", "list", "-deps", mod+pkg).CombinedOutput()
 			if err != nil {

@@ -1,9 +1,9 @@
 // Package dashboard is where a clinic runs its day, served under /app/ by
 // the same binary: Today (the day's grid per professional, booking from a
 // free slot), the calendar, clients, the inbox, pipeline boards, waiting
-// lists, activity, and the owners' settings (catalogue, notifications,
-// channels, webhooks, team and invitations, API keys, audit log), in
-// Spanish and English.
+// lists, activity, and the owners' settings (catalogue, calendar feeds,
+// notifications, channels, webhooks, team and invitations, API keys, audit
+// log), in Spanish and English.
 //
 // Pages are rendered on the server with html/template; every action is a
 // plain HTML form that works without JavaScript, and a few lines of
@@ -73,7 +73,8 @@ type Config struct {
 	// (default 20): the limit on spraying many e-mails.
 	SignInAddressLimit int
 	// PublicURL is the base URL providers call back (FRONTDESK_PUBLIC_URL),
-	// shown on the channels page; empty: the request's own scheme and host.
+	// shown on the channels page, and the base of calendar feed links;
+	// empty: the request's own scheme and host.
 	PublicURL string
 	// Secrets seals the webhook secrets the settings pages store (nil: no
 	// FRONTDESK_SECRET_KEY, stored as given, like the workspace file's).

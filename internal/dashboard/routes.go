@@ -121,6 +121,11 @@ func (d *Dashboard) routes() {
 	d.ownerAction("POST "+Prefix+"settings/channels/{key}", d.updateChannel)
 	d.ownerAction("POST "+Prefix+"settings/channels/{key}/test", d.testChannel)
 
+	// Settings: the professionals' calendar feeds (settings_calendar_feeds.go).
+	d.ownerPage("GET "+p+"calendar-feeds", d.calendarFeedsPage)
+	d.ownerAction("POST "+p+"calendar-feeds/{professional_id}", d.makeCalendarFeed)
+	d.ownerAction("POST "+p+"calendar-feeds/{professional_id}/revoke", d.revokeCalendarFeed)
+
 	// Every user's own preferences, owner or staff.
 	d.page("GET "+Prefix+"settings/me", d.mePage)
 	d.action("POST "+Prefix+"settings/me", d.saveMe)

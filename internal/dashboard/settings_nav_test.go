@@ -15,16 +15,17 @@ func TestEverySettingsPageHasTheMenu(t *testing.T) {
 		h := newHarness(t, store)
 		ana := h.signedIn("ana@acme.test", "ana-password")
 		for path, current := range map[string]string{
-			"/app/settings/services":      "Services",
-			"/app/settings/professionals": "Professionals",
-			"/app/settings/event-types":   "Event types",
-			"/app/settings/waitlists":     "Waiting lists",
-			"/app/settings/notifications": "Notifications",
-			"/app/settings/channels":      "Channels",
-			"/app/settings/webhooks":      "Webhooks",
-			"/app/settings/team":          "Team",
-			"/app/keys":                   "API keys",
-			"/app/settings/audit":         "Audit log",
+			"/app/settings/services":       "Services",
+			"/app/settings/professionals":  "Professionals",
+			"/app/settings/event-types":    "Event types",
+			"/app/settings/waitlists":      "Waiting lists",
+			"/app/settings/calendar-feeds": "Calendar feeds",
+			"/app/settings/notifications":  "Notifications",
+			"/app/settings/channels":       "Channels",
+			"/app/settings/webhooks":       "Webhooks",
+			"/app/settings/team":           "Team",
+			"/app/keys":                    "API keys",
+			"/app/settings/audit":          "Audit log",
 		} {
 			ana.get(path).must(t, http.StatusOK).contains(t, `<nav class="subnav" aria-label="Settings">`,
 				`aria-current="page">`+current+`</a>`, `aria-current="true">Settings`)

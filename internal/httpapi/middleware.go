@@ -156,7 +156,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			s.metrics.observe(r.Method, route, status, elapsed)
 			// request_id first, as a logger made With it would write it.
 			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", info.id),
-				slog.String("method", r.Method), slog.String("route", route), slog.String("path", r.URL.Path),
+				slog.String("method", r.Method), slog.String("route", route), slog.String("path", loggedPath(r.URL.Path)),
 				slog.Int("status", status), slog.Int("bytes", sw.bytes),
 				slog.Duration("duration", elapsed), slog.Int64("account_id", info.accountID))
 			if info.clientGone && sw.status == 0 {

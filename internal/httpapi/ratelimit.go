@@ -24,6 +24,8 @@ import (
 // valid key or the admin token from it is never refused by this limit. The address is the connection's
 // (r.RemoteAddr), never a forwarded header a client could set; IPv6
 // addresses count by /64, the block one client usually holds.
+// Calendar feed reads (GET /ics/…, no key) take one token each from their
+// address's own bucket (10 per second, bursts of 50; feeds.go).
 //
 // Every answer of the public API behind the key check carries
 //
@@ -51,6 +53,9 @@ type RateLimit struct {
 	// manage link's API) per client address, in one bucket (zero: 10 per
 	// second, bursts of 50; docs/patient-api.md).
 	Patients ratelimit.Limit
+	// Feeds limits calendar feed reads per client address (zero: 10 per
+	// second, bursts of 50; feeds.go).
+	Feeds ratelimit.Limit
 	// Off turns both limits and their headers off. Only for measuring what
 	// the limiter costs; the contract has them always on.
 	Off bool
@@ -69,15 +74,19 @@ type limits struct {
 	// like the failures').
 	patients     *ratelimit.Limiter
 	patientLimit ratelimit.Limit
+	feeds        ratelimit.Limit
 }
 
 func newLimits(cfg RateLimit, clk clock.Clock) *limits {
-	l := &limits{off: cfg.Off, keys: cfg.Keys, failures: cfg.AuthFailures}
+	l := &limits{off: cfg.Off, keys: cfg.Keys, failures: cfg.AuthFailures, feeds: cfg.Feeds}
 	if l.keys == nil {
 		l.keys = ratelimit.New(ratelimit.Options{Clock: clk})
 	}
 	if l.failures == (ratelimit.Limit{}) {
 		l.failures = defaultAuthFailures
+	}
+	if l.feeds == (ratelimit.Limit{}) {
+		l.feeds = defaultFeedLimit
 	}
 	// Failures are counted per instance: addresses are not shared.
 	l.addrs = ratelimit.New(ratelimit.Options{Clock: clk})

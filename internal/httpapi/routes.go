@@ -73,6 +73,9 @@ func (s *Server) routes() {
 	s.handle("GET /hooks/whatsapp/{channel_uuid}", s.handleMetaVerify)
 	s.handle("POST /hooks/whatsapp/{channel_uuid}", s.handleMetaEvent)
 
+	// Professionals' calendar feeds (feeds.go): no key, the link is the credential.
+	s.handle("GET "+feedPrefix+"{feed_file}", s.handleFeed)
+
 	// Dashboard side: provisioning and channel writes (off without an admin token).
 	if s.adminToken != "" {
 		s.handle("PUT /api/v2/admin/workspaces/{slug}", s.adminOnly(s.handleApplyWorkspace))
