@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/frontdesk/frontdesk/internal/errs"
 )
 
 // TestDecoders drives each form decoder with what a patient (or a
@@ -92,4 +94,25 @@ func FuzzFormDecoders(f *testing.F) {
 			t.Fatalf("accepted the reason %q", r)
 		}
 	})
+}
+
+// TestRefusalsInThePagesWords: each of the patients' refusals is said in
+// the page's own words in both languages (the API's message names fields
+// a patient never saw), any other in the area's.
+func TestRefusalsInThePagesWords(t *testing.T) {
+	for _, code := range []string{errs.SlotNotAvailable, errs.VerificationFailed, errs.BookingLimitReached, errs.RateLimited, errs.ChangeNotAllowed, errs.ServiceNotFound} {
+		e := errs.New(code, "start_at is not a free slot of this service now.")
+		for _, l := range []lang{"es", "en"} {
+			if got := say(l, e); got == e.Message || got == "" || (l == "es" && got == say("en", e)) {
+				t.Errorf("%s in %s: %q", code, l, got)
+			}
+		}
+	}
+	other := errs.New(errs.InvalidPhone, "This is not a phone number we can reach: check the digits and the country code.")
+	if got := say("es", other); got == other.Message {
+		t.Errorf("an area's refusal in Spanish: %q", got)
+	}
+	if statusOf(errs.RateLimited) != 429 || statusOf(errs.ChangeNotAllowed) != 409 || statusOf(errs.SlotNotAvailable) != 400 {
+		t.Error("statuses differ from the patient API's")
+	}
 }
