@@ -141,8 +141,8 @@ type codeView struct {
 	At      time.Time
 	Phone   string // the last digits only
 	Form    formBase
-	Action  string
-	Again   string
+	Again   formBase // the "Send a new code" form's own token
+	Action  string   // both forms: the code, and again=1 for a new one
 	Problem string
 	Back    string
 }
@@ -186,12 +186,14 @@ func (p *Page) showCode(w http.ResponseWriter, r *http.Request, bp bookingPage, 
 	p.render(w, r, l, status, "code", "Type the code", bp.Name, n, codeView{
 		Steps: 3, Loc: bp.Location, Service: svc.Name, Who: svc.professionalName(d.Slot.ProfessionalID), At: at,
 		Phone: lastDigits(d.Details.Phone), Form: formBase{Token: p.keys.issue(bp.scope(), p.clock.Now()), Carry: c},
-		Action: c.Link(bp.path("/code"), "d", sealedDraft), Again: c.Link(bp.path("/code/again"), "d", sealedDraft), Problem: problem,
+		Again:  formBase{Token: p.keys.issue(bp.scope(), p.clock.Now()), Carry: c},
+		Action: c.Link(bp.path("/code"), "d", sealedDraft), Problem: problem,
 		Back: c.Link(bp.path("/slots"), "service", itoa(d.Slot.ServiceID), "professional", idParam(d.Slot.ProfessionalID), "week", at.Format(time.DateOnly)),
 	})
 }
 
-// handleCodePost handles "POST /book/{slug}/code?d=": books with the code.
+// handleCodePost handles "POST /book/{slug}/code?d=": books with the
+// code, or (the "Send a new code" form: again=1) sends a new one.
 func (p *Page) handleCodePost(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	bp, l, ok := p.openPage(w, r)
@@ -200,6 +202,10 @@ func (p *Page) handleCodePost(w http.ResponseWriter, r *http.Request) {
 	}
 	d, ok := p.draftOf(w, r, bp, l)
 	if !ok {
+		return
+	}
+	if r.PostFormValue("again") == "1" {
+		p.sendAgain(w, r, bp, l, d)
 		return
 	}
 	code, bad := decodeCode(r.PostFormValue("code"))
@@ -211,17 +217,8 @@ func (p *Page) handleCodePost(w http.ResponseWriter, r *http.Request) {
 		func(status int, n *notice) { p.showCode(w, r, bp, l, status, n, d, "") })
 }
 
-// handleCodeAgain handles "POST /book/{slug}/code/again?d=": a new code.
-func (p *Page) handleCodeAgain(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
-	bp, l, ok := p.openPage(w, r)
-	if !ok {
-		return
-	}
-	d, ok := p.draftOf(w, r, bp, l)
-	if !ok {
-		return
-	}
+// sendAgain sends a new code to the draft's phone.
+func (p *Page) sendAgain(w http.ResponseWriter, r *http.Request, bp bookingPage, l lang, d draft) {
 	p.act(w, r, l, bp.scope(), func() (string, error) {
 		if err := p.sendCode(r.Context(), bp, d.Details.Phone, clientAddress(r)); err != nil {
 			return "", err

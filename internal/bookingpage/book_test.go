@@ -96,3 +96,36 @@ func TestDoubleSubmit(t *testing.T) {
 		}
 	})
 }
+
+// TestNewCode: "Send a new code" sends another code to the same phone and
+// comes back to the code step saying so; the new code books.
+func TestNewCode(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		h := newHarness(t, store)
+		cleaning := strconv.FormatInt(h.ids["demo"].Services["cleaning"], 10)
+		slot := h.get("/book/demo/slots?service="+cleaning).must(t, 200).link(t, "/book/demo/details?")
+		action, token := h.get(slot).form(t, "/book/demo/details")
+		step := h.post(action, patientForm(token, "+34611222555", "Nuria")).location(t)
+		first := h.lastCode("+34611222555")
+		page := h.get(step).must(t, 200)
+		again := tokenField.FindAllStringSubmatch(page.Body, -1)
+		if len(again) != 2 || again[0][1] == again[1][1] {
+			t.Fatalf("the code step's two forms share a token: %v", again)
+		}
+		action, _ = page.form(t, "/book/demo/code?")
+		back := h.post(action, url.Values{"form_token": {again[1][1]}, "again": {"1"}}).location(t)
+		if n := h.count("outbox", "kind = 'verification_code' AND recipient = ?", "+34611222555"); n != 2 {
+			t.Fatalf("%d codes after asking for a new one", n)
+		}
+		page = h.get(back).must(t, 200).has(t, "Te hemos enviado un código nuevo.")
+		action, token = page.form(t, "/book/demo/code?")
+		code := h.lastCode("+34611222555")
+		if code == first {
+			t.Skip("the new code happens to equal the first")
+		}
+		h.post(action, url.Values{"form_token": {token}, "code": {code}}).location(t)
+		if n := h.count("appointments", "source = 'booking_page'"); n != 1 {
+			t.Errorf("%d appointments booked with the new code", n)
+		}
+	})
+}

@@ -16,7 +16,6 @@ func (p *Page) routes() {
 	p.mux.HandleFunc("POST /book/{slug}/details", p.handleDetailsPost)
 	p.mux.HandleFunc("GET /book/{slug}/code", p.handleCode)
 	p.mux.HandleFunc("POST /book/{slug}/code", p.handleCodePost)
-	p.mux.HandleFunc("POST /book/{slug}/code/again", p.handleCodeAgain)
 	p.mux.HandleFunc("GET /book/{slug}/booked", p.handleBooked)
 
 	// The manage page (manage.go, manage_change.go); its calendar file,
