@@ -96,7 +96,6 @@ func (p *Page) showDetails(w http.ResponseWriter, r *http.Request, bp bookingPag
 // with phone verification a code is sent and the code step follows;
 // without, the appointment is booked.
 func (p *Page) handleDetailsPost(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	bp, l, ok := p.openPage(w, r)
 	if !ok {
 		return
@@ -195,7 +194,6 @@ func (p *Page) showCode(w http.ResponseWriter, r *http.Request, bp bookingPage, 
 // handleCodePost handles "POST /book/{slug}/code?d=": books with the
 // code, or (the "Send a new code" form: again=1) sends a new one.
 func (p *Page) handleCodePost(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	bp, l, ok := p.openPage(w, r)
 	if !ok {
 		return

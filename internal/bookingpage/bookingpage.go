@@ -77,9 +77,12 @@ func New(cfg Config) (*Page, error) {
 }
 
 // ServeHTTP implements http.Handler: the privacy headers on every answer,
-// then the route.
+// a small bound on what a form may send, then the route.
 func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	privacyHeaders(w.Header())
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	}
 	p.mux.ServeHTTP(w, r)
 }
 

@@ -129,3 +129,20 @@ func TestPerAddressLimit(t *testing.T) {
 		h.get("/book/demo").must(t, 200)
 	})
 }
+
+// TestLargeForm: a form body past the page's bound is refused as a bad
+// form, never read whole and never a 500.
+func TestLargeForm(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		h := newHarness(t, store)
+		cleaning := strconv.FormatInt(h.ids["demo"].Services["cleaning"], 10)
+		slot := h.get("/book/demo/slots?service=" + cleaning).must(t, 200).link(t, "/book/demo/details?")
+		action, token := h.get(slot).form(t, "/book/demo/details")
+		form := patientForm(token, "+34611000999", "Ana")
+		form.Set("notes", strings.Repeat("x", 200<<10))
+		h.post(action, form).must(t, http.StatusBadRequest)
+		if n := h.count("outbox", "kind = 'verification_code'"); n != 0 {
+			t.Errorf("%d codes sent for a refused form", n)
+		}
+	})
+}

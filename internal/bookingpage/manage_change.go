@@ -67,7 +67,6 @@ func (p *Page) cannotChange(m manageOpen) *notice {
 
 // handleCancel handles "POST /m/{token}/cancel".
 func (p *Page) handleCancel(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	m, ok := p.openManage(w, r)
 	if !ok {
 		return
@@ -183,7 +182,6 @@ func (p *Page) showMove(w http.ResponseWriter, r *http.Request, m manageOpen, st
 
 // handleMove handles "POST /m/{token}/reschedule/confirm?start=&professional=".
 func (p *Page) handleMove(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	m, ok := p.openManage(w, r)
 	if !ok {
 		return
