@@ -136,7 +136,7 @@ func TestLargeForm(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		h := newHarness(t, store)
 		cleaning := strconv.FormatInt(h.ids["demo"].Services["cleaning"], 10)
-		slot := h.get("/book/demo/slots?service=" + cleaning).must(t, 200).link(t, "/book/demo/details?")
+		slot := h.get("/book/demo/slots?service="+cleaning).must(t, 200).link(t, "/book/demo/details?")
 		action, token := h.get(slot).form(t, "/book/demo/details")
 		form := patientForm(token, "+34611000999", "Ana")
 		form.Set("notes", strings.Repeat("x", 200<<10))
