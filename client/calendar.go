@@ -206,8 +206,9 @@ type Appointment struct {
 
 // BookingWarning says what is unusual about a booking (it never refuses
 // one): in_the_past, outside_working_hours, professional_on_time_off (with
-// From, To) or overlaps_existing_appointment (with AppointmentID, StartAt,
-// EndAt).
+// From, To), overlaps_existing_appointment (with AppointmentID, StartAt,
+// EndAt) or breaks_booking_rule (with Rule: min_notice, max_advance, buffer
+// or max_future_per_client).
 type BookingWarning struct {
 	Code          string     `json:"code"`
 	Message       string     `json:"message"`
@@ -216,6 +217,7 @@ type BookingWarning struct {
 	EndAt         *time.Time `json:"end_at,omitempty"`
 	From          *time.Time `json:"from,omitempty"`
 	To            *time.Time `json:"to,omitempty"`
+	Rule          string     `json:"rule,omitempty"`
 }
 
 // Booking is the answer of Book.

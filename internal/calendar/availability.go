@@ -73,7 +73,11 @@ func ComputeAvailability(ctx context.Context, q db.Querier, acct account.Account
 	if err != nil {
 		return Availability{}, err
 	}
-	free, err := freeTime(ctx, q, acct, professionalsOf(services), w.from(), w.to(), now)
+	rules, err := loadRuleBook(ctx, q, acct)
+	if err != nil {
+		return Availability{}, err
+	}
+	free, err := freeTime(ctx, q, acct, professionalsOf(services), w.from(), w.to(), now, rules)
 	if err != nil {
 		return Availability{}, err
 	}
@@ -87,10 +91,10 @@ func ComputeAvailability(ctx context.Context, q db.Querier, acct account.Account
 		for i := range sc.ByDay {
 			sc.ByDay[i].Date = dateOf(i)
 		}
-		dur := int64(s.Duration) * int64(time.Minute/time.Microsecond)
+		rule := slotRuleOf(s.Duration, rules.of(s.ID), now)
 		for _, p := range s.Pros {
 			clear(perDay)
-			countByDay(free[p.ID], dur, bounds, perDay)
+			countByDay(free[p.ID], rule, bounds, perDay)
 			total := 0
 			for i, n := range perDay {
 				total += n
@@ -234,18 +238,22 @@ func FreeSlots(ctx context.Context, q db.Querier, acct account.Account, serviceI
 			}
 		}
 	}
-	free, err := freeTime(ctx, q, acct, professionalsOf(services), from, to, now)
+	rules, err := loadRuleBook(ctx, q, acct)
+	if err != nil {
+		return nil, err
+	}
+	free, err := freeTime(ctx, q, acct, professionalsOf(services), from, to, now, rules)
 	if err != nil {
 		return nil, err
 	}
 	var out []Slot
 	for _, s := range services {
-		dur := int64(s.Duration) * int64(time.Minute/time.Microsecond)
+		rule := slotRuleOf(s.Duration, rules.of(s.ID), now)
 		for _, p := range s.Pros {
 			for _, f := range free[p.ID] {
-				for t := f.start; t+dur <= f.end; t += dur {
-					out = append(out, Slot{ServiceID: s.ID, ProfessionalID: p.ID, Start: db.Time(t), End: db.Time(t + dur)})
-				}
+				rule.each(f, func(t int64) {
+					out = append(out, Slot{ServiceID: s.ID, ProfessionalID: p.ID, Start: db.Time(t), End: db.Time(t + rule.dur)})
+				})
 			}
 		}
 	}

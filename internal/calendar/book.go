@@ -55,6 +55,11 @@ type BookRequest struct {
 	// the slot engine counts the slot free: the dashboard books from its
 	// free slots, the API books anything and warns.
 	FreeSlotOnly bool
+	// KeepRules refuses a booking that breaks a booking rule with
+	// *RulesBroken (the patient API); without it the booking is made and
+	// each broken rule is a breaks_booking_rule warning
+	// (docs/booking-rules.md).
+	KeepRules bool
 }
 
 // Colored is the {id, name, color} shape of a service or event type in an
@@ -102,7 +107,8 @@ type Booking struct {
 // Book books an appointment exactly as asked. Every value is explicit and
 // checked against the catalog; availability never refuses (outside working
 // hours, time off, double bookings and past times are accepted and reported
-// in the appointment's Warnings). The client is matched by the phone's
+// in the appointment's Warnings), and neither do the booking rules unless
+// req.KeepRules (docs/booking-rules.md): each rule broken is a warning. The client is matched by the phone's
 // national digits, or created when the phone is new, in the same
 // transaction as the appointment, its notifications and the resolution of a
 // matching waiting-list entry: a failure leaves nothing behind, so a 500 can
@@ -156,8 +162,22 @@ func Book(ctx context.Context, store *db.DB, acct account.Account, req BookReque
 		if err != nil {
 			return err
 		}
+		breaks, err := ruleBreaks(ctx, tx, acct, svc, pro, client.ID, created, start, end, now)
+		if err != nil {
+			return err
+		}
+		if req.KeepRules && len(breaks) > 0 {
+			broken := &RulesBroken{}
+			for _, b := range breaks {
+				broken.Rules = append(broken.Rules, b.rule)
+			}
+			return broken
+		}
 		out, err = insertBooking(ctx, tx, acct, newBooking{svc: svc, pro: pro, et: et, client: client, created: created,
 			start: start, end: end, loc: loc, timezone: req.Timezone, notes: req.Notes, source: cmp.Or(req.Source, "api")}, now)
+		if err == nil {
+			out.Appointment.Warnings = append(out.Appointment.Warnings, ruleWarnings(breaks)...)
+		}
 		return err
 	})
 	return out, err

@@ -104,7 +104,7 @@ func requireFree(ctx context.Context, tx *db.Tx, acct account.Account, pro *prof
 	if err := LockProfessionalTime(ctx, tx, acct, pro.ID); err != nil {
 		return err
 	}
-	free, err := freeTime(ctx, tx, acct, []*professional{pro}, start, end, now.Truncate(time.Minute))
+	free, err := freeTime(ctx, tx, acct, []*professional{pro}, start, end, now.Truncate(time.Minute), nil)
 	if err != nil {
 		return err
 	}

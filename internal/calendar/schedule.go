@@ -164,8 +164,10 @@ func subtract(work, busy []interval) []interval {
 // never before now (rounded up to the minute): working hours minus booked appointments, time off and
 // slots held by outstanding seat offers. It is the one slot engine:
 // availability's capacity, the free-slot list and seat offers all read it.
-// Every professional's appointments come from one query.
-func freeTime(ctx context.Context, q db.Querier, acct account.Account, pros []*professional, from, to, now time.Time) (map[int64][]interval, error) {
+// Every professional's appointments come from one query. With rules, each
+// appointment also takes its service's buffers (docs/booking-rules.md); nil
+// rules take the appointments alone.
+func freeTime(ctx context.Context, q db.Querier, acct account.Account, pros []*professional, from, to, now time.Time, rules *ruleBook) (map[int64][]interval, error) {
 	// Slots start on whole minutes: free time opened by the clock starts at
 	// the next minute, not at 10:07:31.482 (a start booking takes as is).
 	earliest := now.Truncate(time.Minute)
@@ -186,20 +188,31 @@ func freeTime(ctx context.Context, q db.Querier, acct account.Account, pros []*p
 		ids[i] = p.ID
 	}
 	in, args := db.In(ids)
-	rows, err := q.Query(ctx, `SELECT professional_id, start_at, end_at FROM appointments
+	// Without buffers (every default) the service is not read: the
+	// query stays the one the busy index answers alone.
+	widen, service := int64(0), "0"
+	if rules != nil && rules.maxBuffer > 0 {
+		widen, service = rules.maxBuffer, "service_id"
+	}
+	rows, err := q.Query(ctx, `SELECT professional_id, `+service+`, start_at, end_at FROM appointments
 		WHERE account_id = ? AND status = 'booked' AND end_at > ? AND start_at < ? AND professional_id IN `+in,
-		append([]any{acct.ID, lo, hi}, args...)...)
+		append([]any{acct.ID, lo - widen, hi + widen}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("load appointments: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			pid int64
-			iv  interval
+			pid, sid int64
+			iv       interval
 		)
-		if err := rows.Scan(&pid, &iv.start, &iv.end); err != nil {
+		if err := rows.Scan(&pid, &sid, &iv.start, &iv.end); err != nil {
 			return nil, err
+		}
+		if widen > 0 {
+			r := rules.of(sid)
+			iv.start -= int64(r.BufferBefore) * microsPerMinute
+			iv.end += int64(r.BufferAfter) * microsPerMinute
 		}
 		busy[pid] = append(busy[pid], iv)
 	}
@@ -241,10 +254,13 @@ func freeTime(ctx context.Context, q db.Querier, acct account.Account, pros []*p
 }
 
 // countByDay adds, for each day [bounds[i], bounds[i+1]), the number of
-// back-to-back slots of dur that fit in the free intervals. An interval
-// crossing midnight is split there, so the days always sum to the total.
-func countByDay(free []interval, dur int64, bounds []int64, perDay []int) {
-	eachDayPiece(free, bounds, func(k int, p interval) { perDay[k] += int((p.end - p.start) / dur) })
+// slots laid by rule in the free intervals. An interval crossing midnight
+// is split there, so the days always sum to the total.
+func countByDay(free []interval, rule slotRule, bounds []int64, perDay []int) {
+	eachDayPiece(free, bounds, func(k int, p interval) {
+		_, n := rule.starts(p)
+		perDay[k] += n
+	})
 }
 
 // eachDayPiece calls fn with the pieces of the free intervals cut at the

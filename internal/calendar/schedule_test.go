@@ -2,6 +2,7 @@ package calendar
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 )
@@ -35,7 +36,7 @@ func TestCountByDay(t *testing.T) {
 	bounds := []int64{0, 100, 200, 300}
 	per := make([]int, 3)
 	// 30-long slots: [0,95) holds 3; [150,260) is split at 200 into 50 (1) and 60 (2).
-	countByDay([]interval{{0, 95}, {150, 260}, {290, 300}}, 30, bounds, per)
+	countByDay([]interval{{0, 95}, {150, 260}, {290, 300}}, slotRule{dur: 30, latest: math.MaxInt64}, bounds, per)
 	if fmt.Sprint(per) != "[3 1 2]" {
 		t.Errorf("per day = %v, want [3 1 2]", per)
 	}

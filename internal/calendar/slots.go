@@ -85,7 +85,11 @@ func ListFreeSlots(ctx context.Context, q db.Querier, acct account.Account, sq S
 	if err != nil {
 		return SlotList{}, err
 	}
-	free, err := freeTime(ctx, q, acct, pros, w.from(), w.to(), now)
+	rules, err := loadRuleBook(ctx, q, acct)
+	if err != nil {
+		return SlotList{}, err
+	}
+	free, err := freeTime(ctx, q, acct, pros, w.from(), w.to(), now, rules)
 	if err != nil {
 		return SlotList{}, err
 	}
@@ -94,17 +98,18 @@ func ListFreeSlots(ctx context.Context, q db.Querier, acct account.Account, sq S
 		start int64
 		pro   *professional
 	}
-	dur := int64(svc.Duration) * int64(time.Minute/time.Microsecond)
+	rule := slotRuleOf(svc.Duration, rules.of(svc.ID), now)
+	dur := rule.dur
 	var seats []seat
 	for _, p := range pros {
 		eachDayPiece(free[p.ID], w.bounds, func(_ int, f interval) {
-			for t := f.start; t+dur <= f.end; t += dur {
+			rule.each(f, func(t int64) {
 				// A slot past 9999 in UTC cannot be answered nor booked
 				// (docs/api-notes.md "Dates and durations").
 				if instantsFit(db.Time(t), db.Time(t+dur)) {
 					seats = append(seats, seat{t, p})
 				}
-			}
+			})
 		})
 	}
 	slices.SortFunc(seats, func(a, b seat) int {

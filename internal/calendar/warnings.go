@@ -8,6 +8,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/errs"
 )
 
 // Booking warning codes. Availability never refuses a booking (booking rule
@@ -33,6 +34,9 @@ const (
 //     per overlapping period);
 //   - slot_held_for_waitlist_offer: entry_id, seat_expires_at (the
 //     waiting-list entry whose offered slot this booking takes);
+//   - breaks_booking_rule: rule (min_notice, max_advance, buffer or
+//     max_future_per_client; one warning per rule broken,
+//     docs/booking-rules.md);
 //   - outside_working_hours, in_the_past: no extra keys.
 type Warning struct {
 	Code          string `json:"code"`
@@ -44,6 +48,10 @@ type Warning struct {
 	To            string `json:"to,omitzero"`
 	EntryID       int64  `json:"entry_id,omitzero"`
 	SeatExpiresAt string `json:"seat_expires_at,omitzero"`
+	Rule          string `json:"rule,omitzero"`
+	// Text is Message as a catalogue key and its arguments, for a door
+	// that says it in its reader's language (set for breaks_booking_rule).
+	Text errs.Text `json:"-"`
 }
 
 // bookingWarnings says what is unusual about booking pro for [start, end):

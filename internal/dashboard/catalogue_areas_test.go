@@ -79,11 +79,21 @@ func areaKeys(t *testing.T, root string) (map[string]string, []string) {
 		if !d.IsDir() || notAreas[d.Name()] {
 			continue
 		}
-		s := scanPackage(t, filepath.Join(root, d.Name()))
-		for k, w := range s.keys {
-			keys[k] = w
+		// An area's subpackages (calendar/bookingrules) are the area's too.
+		pkgs := []string{filepath.Join(root, d.Name())}
+		subs, _ := os.ReadDir(pkgs[0])
+		for _, sub := range subs {
+			if sub.IsDir() {
+				pkgs = append(pkgs, filepath.Join(pkgs[0], sub.Name()))
+			}
 		}
-		blind = append(blind, s.blind...)
+		for _, dir := range pkgs {
+			s := scanPackage(t, dir)
+			for k, w := range s.keys {
+				keys[k] = w
+			}
+			blind = append(blind, s.blind...)
+		}
 	}
 	return keys, blind
 }

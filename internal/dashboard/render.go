@@ -20,7 +20,7 @@ import (
 
 // Flash is a one-time message shown at the top of a page.
 type Flash struct {
-	Kind    string // "ok" or "error"
+	Kind    string // "ok", "warn" (done, with something to know) or "error"
 	Message string
 }
 
@@ -35,7 +35,7 @@ func takeFlash(w http.ResponseWriter, r *http.Request) *Flash {
 		return nil
 	}
 	kind, msg, ok := strings.Cut(string(raw), "\x00")
-	if !ok || (kind != "ok" && kind != "error") || len(msg) > 1000 {
+	if !ok || (kind != "ok" && kind != "warn" && kind != "error") || len(msg) > 1000 {
 		return nil
 	}
 	return &Flash{Kind: kind, Message: msg}

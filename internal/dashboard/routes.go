@@ -73,12 +73,15 @@ func (d *Dashboard) routes() {
 	d.action("POST "+Prefix+"conversations/{session_id}/reply", d.replyToConversation)
 
 	// Settings: the catalogue (settings_services.go, settings_professionals.go,
-	// settings_event_types.go, settings_waitlists.go).
+	// settings_event_types.go, settings_waitlists.go, settings_booking_rules.go).
 	p := Prefix + "settings/"
 	d.ownerPage("GET "+p+"services", d.servicesSettings)
 	d.ownerAction("POST "+p+"services", d.createService)
 	d.ownerPage("GET "+p+"services/{service_id}", d.serviceSettings)
 	d.ownerAction("POST "+p+"services/{service_id}", d.saveService)
+	d.ownerAction("POST "+p+"services/{service_id}/booking-rules", d.saveServiceBookingRules)
+	d.ownerPage("GET "+p+"booking-rules", d.bookingRulesPage)
+	d.ownerAction("POST "+p+"booking-rules", d.saveBookingRules)
 
 	d.ownerPage("GET "+p+"professionals", d.professionalsSettings)
 	d.ownerAction("POST "+p+"professionals", d.createProfessional)

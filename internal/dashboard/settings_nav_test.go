@@ -20,6 +20,7 @@ func TestEverySettingsPageHasTheMenu(t *testing.T) {
 			"/app/settings/event-types":    "Event types",
 			"/app/settings/waitlists":      "Waiting lists",
 			"/app/settings/calendar-feeds": "Calendar feeds",
+			"/app/settings/booking-rules":  "Booking rules",
 			"/app/settings/notifications":  "Notifications",
 			"/app/settings/channels":       "Channels",
 			"/app/settings/webhooks":       "Webhooks",

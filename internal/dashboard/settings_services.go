@@ -74,6 +74,7 @@ type serviceView struct {
 	Service       calendar.ServiceDetail
 	Professionals []calendar.ProfessionalDetail
 	EventTypes    []calendar.EventTypeDetail
+	BookingRules  []ruleField // what the service sets over the account's rules
 }
 
 func (serviceView) isPage() {}
@@ -97,7 +98,16 @@ func (d *Dashboard) serviceSettings(w http.ResponseWriter, r *http.Request, s *s
 	if err != nil {
 		return err
 	}
-	d.render(w, r, s, http.StatusOK, "settings_service", "Service", "settings-services", serviceView{Service: svc, Professionals: pros, EventTypes: types})
+	set, err := calendar.ServiceRuleSet(ctx, d.db, s.Account, id)
+	if err != nil {
+		return err
+	}
+	acctSet, err := calendar.AccountRuleSet(ctx, d.db, s.Account)
+	if err != nil {
+		return err
+	}
+	d.render(w, r, s, http.StatusOK, "settings_service", "Service", "settings-services", serviceView{Service: svc, Professionals: pros, EventTypes: types,
+		BookingRules: ruleFields(s, set, acctSet.Over(calendar.Rules{}))})
 	return nil
 }
 

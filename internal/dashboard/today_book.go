@@ -185,7 +185,16 @@ func (d *Dashboard) book(w http.ResponseWriter, r *http.Request, s *session) err
 	if b.ClientCreated {
 		msg += " " + s.Translate("New client created.")
 	}
-	d.redirect(w, r, fmt.Sprintf("%stoday?date=%s&service=%d#appt-%d", Prefix, start.Format("2006-01-02"), f.ServiceID, a.ID), "ok", msg)
+	// A broken booking rule never stops staff (docs/booking-rules.md): the
+	// booking is made and each rule it breaks is said in an amber flash.
+	kind := "ok"
+	for _, warn := range a.Warnings {
+		if warn.Code == calendar.WarnBreaksBookingRule {
+			kind = "warn"
+			msg += " " + s.Say(warn.Text)
+		}
+	}
+	d.redirect(w, r, fmt.Sprintf("%stoday?date=%s&service=%d#appt-%d", Prefix, start.Format("2006-01-02"), f.ServiceID, a.ID), kind, msg)
 	return nil
 }
 

@@ -45,7 +45,10 @@ func find(ctx context.Context, q db.Querier, token string, now time.Time) (accou
 		return acct, a, err
 	}
 	a.updatedAt = db.Time(updated)
-	a.cutoff, err = cancelCutoff(ctx, q, acct, a.ServiceID)
+	// The cut-off is the service's booking rule (docs/booking-rules.md):
+	// the account's, overridden by the service's.
+	rules, err := calendar.EffectiveRules(ctx, q, acct, a.ServiceID)
+	a.cutoff = rules.CancelCutoff
 	return acct, a, err
 }
 
@@ -56,15 +59,6 @@ func notFound(err error) error {
 		return ErrNotFound
 	}
 	return err
-}
-
-// cancelCutoff is the service's cancel_cutoff. Until the booking rules
-// (calendar.EffectiveRules) are in this tree it is 0: a change is taken
-// until the appointment starts.
-// Replace with calendar.EffectiveRules(ctx, q, acct, serviceID) and its
-// CancelCutoff once they exist.
-func cancelCutoff(ctx context.Context, q db.Querier, acct account.Account, serviceID int64) (time.Duration, error) {
-	return 0, nil
 }
 
 // cutoffAt is the last instant the patient may still cancel or move it.

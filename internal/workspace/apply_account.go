@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/calendar/bookingrules"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/texts"
@@ -57,6 +58,10 @@ func (ap *applier) account(ctx context.Context) error {
 			}
 			fs.add(true, "rate_burst", v)
 		}
+	}
+	if has("booking_rules") {
+		set, _ := bookingrules.Read(a.BookingRules) // Validate refused what does not read
+		fs.add(true, "booking_rules", set.Document())
 	}
 	id, err := ap.upsertFields(ctx, "accounts", "", []col{column("slug", a.Slug)}, fs,
 		column("created_at", db.Micros(ap.now)), column("updated_at", db.Micros(ap.now)))

@@ -3,6 +3,8 @@ package workspace
 import (
 	"context"
 	"sort"
+
+	"github.com/frontdesk/frontdesk/internal/calendar/bookingrules"
 )
 
 func (ap *applier) eventTypes(ctx context.Context) error {
@@ -56,6 +58,10 @@ func (ap *applier) services(ctx context.Context) error {
 		fs.add(s.keys.has("color"), "color", s.Color)
 		fs.add(s.keys.has("default_duration_minutes"), "default_duration_minutes", dur)
 		fs.add(s.keys.has("active"), "active", boolOr(s.Active, true))
+		if s.keys.has("booking_rules") {
+			set, _ := bookingrules.Read(s.BookingRules) // Validate refused what does not read
+			fs.add(true, "booking_rules", set.Document())
+		}
 		id, err := ap.upsertFields(ctx, "services", "", ap.owned(s.Key), fs)
 		if err != nil {
 			return err

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"time"
 
+	"github.com/frontdesk/frontdesk/internal/calendar/bookingrules"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/jobs"
@@ -125,6 +127,20 @@ func (c *checker) limits(l *LimitsSpec) {
 		if n, ok := number(v); !ok || n < 1 || n != math.Trunc(n) || n > 1<<53 {
 			c.addf("account.limits.burst", "%v is not an integer >= 1", v)
 		}
+	}
+}
+
+// bookingRules checks booking rules with the rule every door reads them
+// by (bookingrules.Read), one problem per rule, in a stable order.
+func (c *checker) bookingRules(path string, rules map[string]any) {
+	_, bad := bookingrules.Read(rules)
+	names := make([]string, 0, len(bad))
+	for name := range bad {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		c.refusal(path+"."+name, bad[name])
 	}
 }
 

@@ -45,7 +45,10 @@ type AccountSpec struct {
 	DefaultRegion string      `yaml:"default_region"`
 	Language      string      `yaml:"language"` // es | en: the built-in texts
 	Limits        *LimitsSpec `yaml:"limits"`
-	keys          present     // the keys the file gave
+	// BookingRules are the account's booking rules (docs/booking-rules.md),
+	// by rule name; values are checked by bookingrules.RuleSet.Set.
+	BookingRules map[string]any `yaml:"booking_rules"`
+	keys         present        // the keys the file gave
 }
 
 // LimitsSpec is the account's API rate limit (docs/contract.md, Rate limits). Values are
@@ -123,7 +126,9 @@ type ServiceSpec struct {
 	Active                 *bool    `yaml:"active"`
 	Professionals          []string `yaml:"professionals"`
 	EventTypes             []string `yaml:"event_types"`
-	keys                   present  // the keys the file gave
+	// BookingRules override the account's field by field.
+	BookingRules map[string]any `yaml:"booking_rules"`
+	keys         present        // the keys the file gave
 }
 
 // Notifications are the calendar's own settings for booking messages.

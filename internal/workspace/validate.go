@@ -93,6 +93,7 @@ func Validate(f *File, known *Known) error {
 		c.addf("account.default_region", "%q is not an ISO 3166 alpha-2 region", a.DefaultRegion)
 	}
 	c.limits(a.Limits)
+	c.bookingRules("account.booking_rules", a.BookingRules)
 	c.channels(f, known)
 
 	c.keys("api_keys", len(f.APIKeys), func(i int) string { return f.APIKeys[i].Key })
@@ -162,6 +163,7 @@ func Validate(f *File, known *Known) error {
 		path := fmt.Sprintf("services[%d]", i)
 		c.requiredNew(path+".name", s.Name, s.keys.has("name"), known.Services[s.Key], "service")
 		c.color(path+".color", s.Color)
+		c.bookingRules(path+".booking_rules", s.BookingRules)
 		if s.DefaultDurationMinutes < 0 || s.DefaultDurationMinutes > 24*60 {
 			c.addf(path+".default_duration_minutes", "must be between 1 and 1440")
 		}
