@@ -17,7 +17,7 @@ const maxChannelKeyLen = 100
 
 // activityKinds are the outbox kinds the activity page filters by.
 var activityKinds = func() []string {
-	k := []string{jobs.MsgAutomation, jobs.MsgSequence, jobs.MsgWebhook, jobs.MsgConfirmation, jobs.MsgReminder, jobs.MsgSeatOffer, relay.KindReply, relay.KindTeamReply}
+	k := []string{jobs.MsgAutomation, jobs.MsgSequence, jobs.MsgWebhook, jobs.MsgConfirmation, jobs.MsgReminder, jobs.MsgSeatOffer, jobs.MsgVerificationCode, relay.KindReply, relay.KindTeamReply}
 	sort.Strings(k)
 	return k
 }()

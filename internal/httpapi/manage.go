@@ -10,8 +10,13 @@ import (
 	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/ics"
 	"github.com/frontdesk/frontdesk/internal/manage"
+	"github.com/frontdesk/frontdesk/internal/ratelimit"
 	"github.com/frontdesk/frontdesk/internal/valid"
 )
+
+// defaultPatients is the per-address limit of the patients' surfaces
+// (docs/manage-links.md).
+var defaultPatients = ratelimit.Limit{PerSecond: 10, Burst: 50}
 
 // patientDoor wraps a handler of a patient's surface: the privacy headers
 // on every answer (refusals included) and one token from the client
@@ -23,7 +28,7 @@ func (s *Server) patientDoor(next handlerFunc) handlerFunc {
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("X-Robots-Tag", "noindex")
 		if l := s.limits; !l.off {
-			d := l.patients.Allow("patient:"+addressBucket(r), l.patientLimit)
+			d := l.addrs.Allow("patient:"+addressBucket(r), l.patients)
 			setRateHeaders(h, d)
 			if !d.Allowed {
 				refuse(w, r, d, "Too many requests from this address.")

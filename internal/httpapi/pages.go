@@ -21,7 +21,7 @@ type tooMany interface {
 func (s *Server) pagesGate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if l := s.limits; !l.off {
-			d := l.patients.Allow("patient:"+addressBucket(r), l.patientLimit)
+			d := l.addrs.Allow("patient:"+addressBucket(r), l.patients)
 			setRateHeaders(w.Header(), d)
 			if !d.Allowed {
 				if page, ok := next.(tooMany); ok {

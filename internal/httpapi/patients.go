@@ -11,48 +11,32 @@ import (
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/patients"
-	"github.com/frontdesk/frontdesk/internal/ratelimit"
 	"github.com/frontdesk/frontdesk/internal/valid"
 )
 
 // The patient API (docs/patient-api.md): a public, per-account surface for
 // websites, apps and the booking page, without an API key. Every answer
-// under bookPrefix, errors and unknown paths included, carries
-// patientHeaders and counts against the client address's patient bucket.
+// under bookPrefix, errors and unknown paths included, goes through
+// patientDoor (manage.go): the privacy headers, and the client address's
+// patient bucket.
 const bookPrefix = "/api/v2/book"
-
-// defaultPatientLimit is the per-address limit of the patient API.
-var defaultPatientLimit = ratelimit.Limit{PerSecond: 10, Burst: 50}
-
-// patientHeaders keep the patient API's answers out of caches, referrers
-// and search engines: they carry phones, codes and appointments.
-var patientHeaders = map[string]string{
-	"Cache-Control":   "no-store",
-	"Referrer-Policy": "no-referrer",
-	"X-Robots-Tag":    "noindex",
-}
 
 // isPatientPath reports whether path is the patient API's.
 func isPatientPath(path string) bool {
 	return path == bookPrefix || strings.HasPrefix(path, bookPrefix+"/")
 }
 
-// patientGate writes the patient API's headers and takes a token from the
-// client address's bucket; a refused request is answered here (429).
+// patientGate puts every request under bookPrefix, known path or not,
+// through patientDoor: the privacy headers and the client address's
+// patient bucket (shared with the manage link's API).
 func (s *Server) patientGate(w http.ResponseWriter, r *http.Request, next http.Handler) {
-	for k, v := range patientHeaders {
-		w.Header().Set(k, v)
+	door := s.patientDoor(func(w http.ResponseWriter, r *http.Request) error {
+		next.ServeHTTP(w, r)
+		return nil
+	})
+	if err := door(w, r); err != nil {
+		writeError(w, r, err)
 	}
-	if l := s.limits; !l.off {
-		d := l.patients.Allow("patient:"+addressBucket(r), l.patientLimit)
-		setRateHeaders(w.Header(), d)
-		if !d.Allowed {
-			refuse(w, r, d, "Too many requests from this address: the patient API allows %s requests per second with bursts of %d.",
-				strconv.FormatFloat(l.patientLimit.PerSecond, 'f', -1, 64), l.patientLimit.Burst)
-			return
-		}
-	}
-	next.ServeHTTP(w, r)
 }
 
 // openPage loads the page of the path's account_slug (404 when there is none).

@@ -2,6 +2,8 @@ package httpapi_test
 
 import (
 	"fmt"
+	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +11,8 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
+	"github.com/frontdesk/frontdesk/internal/httpapi"
+	"github.com/frontdesk/frontdesk/internal/secrets"
 )
 
 // TestPatientBook: 201 with the booking response's appointment (source
@@ -55,6 +59,11 @@ func TestPatientBook(t *testing.T) {
 		res = h.patient("POST", path, addr, body("2026-11-23T11:30:00", "+34600111222", maria)).must(t, 400)
 		if res.errorCode() != "VERIFICATION_FAILED" {
 			t.Fatalf("used code: %s", res.Raw)
+		}
+		// A fresh code, but María already has her one future appointment.
+		res = h.patient("POST", path, addr, body("2026-11-23T11:30:00", "+34600111222", code("+34600111222"))).must(t, 400)
+		if res.errorCode() != "BOOKING_LIMIT_REACHED" {
+			t.Fatalf("second appointment: %s", res.Raw)
 		}
 		newPhone := "+34650000001"
 		c := code(newPhone)
@@ -170,4 +179,31 @@ func atoi6(s string) int {
 		n = n*10 + int(r-'0')
 	}
 	return n
+}
+
+// TestPatientBookManageURL: with a public URL and a server key, the
+// booking answers the appointment's manage link, which opens it.
+func TestPatientBookManageURL(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		h := newHarness(t, store, patientFixtures...)
+		box, err := secrets.New([]byte("0123456789abcdef0123456789abcdef"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.srv = httpapi.NewServer(httpapi.Config{DB: store, Clock: h.clock, Secrets: box, PublicURL: "https://fd.example",
+			Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		const addr = "192.0.2.33:4000"
+		h.patient("POST", bookPath+"/acme/verification", addr, map[string]any{"phone": "+34650000010"}).must(t, 202)
+		res := h.patient("POST", bookPath+"/acme/appointments", addr, map[string]any{"service_id": h.acme().Services["cleaning"],
+			"start_at": "2026-11-23T12:00:00", "code": h.lastCode("+34650000010"),
+			"client": map[string]any{"phone": "+34650000010", "first_name": "Eva"}}).must(t, 201)
+		m := linkInMessage.FindStringSubmatch(res.str("data", "manage_url"))
+		if m == nil {
+			t.Fatalf("manage_url: %s", res.Raw)
+		}
+		view := h.patient("GET", "/api/v2/manage/"+m[1], addr, nil).must(t, 200)
+		if view.num("data", "appointment", "id") != res.num("data", "appointment", "id") {
+			t.Fatalf("the link opens %s", view.Raw)
+		}
+	})
 }

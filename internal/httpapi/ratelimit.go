@@ -49,9 +49,8 @@ type RateLimit struct {
 	// AuthFailures limits failed authentication per client address
 	// (zero: 10 per second, bursts of 100).
 	AuthFailures ratelimit.Limit
-	// Patients limits the patients' surfaces (the patient API and the
-	// manage link's API) per client address, in one bucket (zero: 10 per
-	// second, bursts of 50; docs/patient-api.md).
+	// Patients limits the patients' surfaces (the manage link's API) per
+	// client address (zero: 10 per second, bursts of 50).
 	Patients ratelimit.Limit
 	// Feeds limits calendar feed reads per client address (zero: 10 per
 	// second, bursts of 50; feeds.go).
@@ -70,30 +69,26 @@ type limits struct {
 	keys     *ratelimit.Limiter
 	addrs    *ratelimit.Limiter
 	failures ratelimit.Limit
-	// patients holds the patients' per-address buckets (per instance,
-	// like the failures').
-	patients     *ratelimit.Limiter
-	patientLimit ratelimit.Limit
-	feeds        ratelimit.Limit
+	patients ratelimit.Limit
+	feeds    ratelimit.Limit
 }
 
 func newLimits(cfg RateLimit, clk clock.Clock) *limits {
-	l := &limits{off: cfg.Off, keys: cfg.Keys, failures: cfg.AuthFailures, feeds: cfg.Feeds}
+	l := &limits{off: cfg.Off, keys: cfg.Keys, failures: cfg.AuthFailures, patients: cfg.Patients, feeds: cfg.Feeds}
 	if l.keys == nil {
 		l.keys = ratelimit.New(ratelimit.Options{Clock: clk})
 	}
 	if l.failures == (ratelimit.Limit{}) {
 		l.failures = defaultAuthFailures
 	}
+	if l.patients == (ratelimit.Limit{}) {
+		l.patients = defaultPatients
+	}
 	if l.feeds == (ratelimit.Limit{}) {
 		l.feeds = defaultFeedLimit
 	}
 	// Failures are counted per instance: addresses are not shared.
 	l.addrs = ratelimit.New(ratelimit.Options{Clock: clk})
-	l.patients, l.patientLimit = ratelimit.New(ratelimit.Options{Clock: clk}), cfg.Patients
-	if l.patientLimit == (ratelimit.Limit{}) {
-		l.patientLimit = defaultPatientLimit
-	}
 	return l
 }
 

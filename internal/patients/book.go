@@ -3,11 +3,13 @@ package patients
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/manage"
 )
 
 // BookInput is a patient's booking, schema-valid (DecodeBookInput).
@@ -23,8 +25,8 @@ type BookInput struct {
 }
 
 // Booked is a patient's booking: the appointment as the booking response
-// shows it, and the patient's link to manage it ("" until the server knows
-// how to make one).
+// shows it, and the patient's link to manage it ("" when the server has no
+// public URL or no FRONTDESK_SECRET_KEY; docs/manage-links.md).
 type Booked struct {
 	Appointment calendar.Appointment
 	ManageURL   string
@@ -84,12 +86,19 @@ func bookSlot(ctx context.Context, store *db.DB, p Page, svc Service, in BookInp
 		Client:    in.Client,
 		ServiceID: &svc.ID, ProfessionalID: &pro, EventTypeID: &eventType,
 		StartAt: instant(start), EndAt: instant(end), Timezone: loc.String(),
-		Notes: in.Notes, Source: Source, FreeSlotOnly: true,
+		Notes: in.Notes, Source: Source, FreeSlotOnly: true, KeepRules: true,
 	}, now)
 	if err != nil {
 		return Booked{}, refusal(err)
 	}
-	return Booked{Appointment: b.Appointment}, nil
+	// The booking is made: a link that cannot be made now leaves the
+	// answer without one rather than failing a booking a retry would
+	// repeat (every message about the appointment carries the link).
+	link, err := manage.URL(ctx, store, p.Account, b.Appointment.ID)
+	if err != nil {
+		link = ""
+	}
+	return Booked{Appointment: b.Appointment, ManageURL: link}, nil
 }
 
 // listedProfessional returns the professional of the listed slot starting
@@ -125,8 +134,18 @@ func instant(t time.Time) calendar.WallTime {
 }
 
 // refusal turns what calendar.Book refused into the patient API's codes:
-// a slot the engine no longer counts free is SLOT_NOT_AVAILABLE.
+// a client at max_future_per_client is BOOKING_LIMIT_REACHED; a slot the
+// engine no longer counts free, or any other booking rule broken, is
+// SLOT_NOT_AVAILABLE (docs/booking-rules.md).
 func refusal(err error) error {
+	var broken *calendar.RulesBroken
+	if errors.As(err, &broken) {
+		if slices.Contains(broken.Rules, calendar.RuleMaxFuturePerClient) {
+			return errs.WithDetails(errs.BookingLimitReached, map[string]any{"field": "client.phone"},
+				"This client already has as many upcoming appointments as the clinic allows online.")
+		}
+		return errSlot()
+	}
 	if errors.Is(err, calendar.ErrSlotTaken) || errors.Is(err, calendar.ErrSlotPast) {
 		return errSlot()
 	}

@@ -22,7 +22,8 @@ func openRival(t *testing.T, store *db.DB) patients.Page {
 
 // TestBook: a listed slot books as booking_page, a known phone as its
 // client, "any professional" as the first free one by id; the slot is gone
-// afterwards; what is not a listed slot, or not the page's, is refused.
+// afterwards; what is not a listed slot, or not the page's, is refused, and
+// so is a client at max_future_per_client.
 func TestBook(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		ctx := context.Background()
@@ -91,6 +92,7 @@ func TestBook(t *testing.T) {
 			{"not on the page", patients.BookInput{ServiceID: c.ids.Services["hidden"], StartAt: at("2026-11-23T11:00:00")}, errs.ServiceNotFound},
 			{"new phone without a name", patients.BookInput{ServiceID: cleaning, StartAt: at("2026-11-23T11:00:00"),
 				Client: calendar.ClientInput{Phone: "+34630000002"}}, errs.NameRequired},
+			{"a second future appointment", patients.BookInput{ServiceID: cleaning, StartAt: at("2026-11-23T11:00:00")}, errs.BookingLimitReached},
 		} {
 			t.Run(test.name, func(t *testing.T) {
 				_, err := book(test.in)
@@ -99,7 +101,7 @@ func TestBook(t *testing.T) {
 		}
 		// The professional asked for: Ben at 11:00 although Ana is free.
 		b, err = book(patients.BookInput{ServiceID: cleaning, StartAt: at("2026-11-23T11:00:00+01:00"),
-			ProfessionalID: ptr(c.ids.Professionals["ben"])})
+			ProfessionalID: ptr(c.ids.Professionals["ben"]), Client: calendar.ClientInput{Phone: "+34630000003", FirstName: "Ben's"}})
 		if err != nil || b.Appointment.CalendarProfile.Name != "Ben" || b.Appointment.StartAt != "2026-11-23T10:00:00Z" {
 			t.Fatalf("ben at 11:00 = %+v, %v", b.Appointment, err)
 		}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/frontdesk/frontdesk/internal/patients"
+	"github.com/frontdesk/frontdesk/internal/pagesettings"
 	"gopkg.in/yaml.v3"
 )
 
@@ -24,17 +24,17 @@ func (s *BookingPageSpec) UnmarshalYAML(n *yaml.Node) error {
 	return track(n, (*plain)(s), &s.keys)
 }
 
-// bookingPage checks the origins (patients.CheckOrigin, the rule every door
-// applies) and that every service named is one of the account's.
+// bookingPage checks the origins (pagesettings.CheckOrigin, the rule every
+// door applies) and that every service named is one of the account's.
 func (c *checker) bookingPage(b *BookingPageSpec, services map[string]bool) {
 	if b == nil {
 		return
 	}
-	if len(b.EmbedOrigins) > patients.MaxEmbedOrigins {
-		c.addf("booking_page.embed_origins", "at most %d origins", patients.MaxEmbedOrigins)
+	if len(b.EmbedOrigins) > pagesettings.MaxEmbedOrigins {
+		c.addf("booking_page.embed_origins", "at most %d origins", pagesettings.MaxEmbedOrigins)
 	}
 	for i, o := range b.EmbedOrigins {
-		if _, err := patients.CheckOrigin(o); err != nil {
+		if _, err := pagesettings.CheckOrigin(o); err != nil {
 			c.refusal(fmt.Sprintf("booking_page.embed_origins[%d]", i), err)
 		}
 	}
@@ -49,7 +49,7 @@ func (ap *applier) bookingPage(ctx context.Context) error {
 	if b == nil {
 		return nil
 	}
-	cur, err := patients.LoadSettings(ctx, ap.tx, ap.acct)
+	cur, err := pagesettings.Load(ctx, ap.tx, ap.acct)
 	if err != nil {
 		return err
 	}
@@ -65,5 +65,5 @@ func (ap *applier) bookingPage(ctx context.Context) error {
 	if b.keys.has("services") {
 		cur.Services = b.Services
 	}
-	return patients.SaveSettings(ctx, ap.tx, ap.acct, cur)
+	return pagesettings.Save(ctx, ap.tx, ap.acct, cur)
 }
