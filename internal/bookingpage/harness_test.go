@@ -57,11 +57,11 @@ func newHarness(t *testing.T, store *db.DB) *harness {
 	return newHarnessLimited(t, store, ratelimit.Limit{PerSecond: 1000, Burst: 1_000_000})
 }
 
-func newHarnessLimited(t *testing.T, store *db.DB, perAddress ratelimit.Limit) *harness {
+func newHarnessLimited(t *testing.T, store *db.DB, perAddress ratelimit.Limit, extra ...string) *harness {
 	t.Helper()
 	h := &harness{t: t, store: store, clock: clock.NewFake(testNow), ids: map[string]workspace.IDs{}}
 	files := [][]byte{workspace.Demo()}
-	for _, f := range []string{"../httpapi/testdata/other.yaml", "testdata/demo_page.yaml", "testdata/other_page.yaml", "testdata/closed.yaml"} {
+	for _, f := range append([]string{"../httpapi/testdata/other.yaml", "testdata/demo_page.yaml", "testdata/other_page.yaml", "testdata/closed.yaml"}, extra...) {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
