@@ -26,7 +26,7 @@ func TestBookingRulesOnThePage(t *testing.T) {
 
 		// A second appointment for the same patient.
 		cleaning := strconv.FormatInt(h.ids["demo"].Services["cleaning"], 10)
-		slots := h.get("/book/demo/slots?service=" + cleaning).must(t, 200).links("/book/demo/details?")
+		slots := h.get("/book/demo/slots?service="+cleaning).must(t, 200).links("/book/demo/details?")
 		slot := slots[len(slots)/2] // ahead of now
 		action, token := h.get(slot).form(t, "/book/demo/details")
 		step := h.post(action, patientForm(token, phone, "Elena")).location(t)
