@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/bookingpage"
 	"github.com/frontdesk/frontdesk/internal/dashboard"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
@@ -58,7 +59,24 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	log := logger(env)
+	if *demo && !box.HasKey() {
+		if box, err = demoSecretBox(*f.dsn, log); err != nil {
+			return err
+		}
+	}
 	warnNoSecretKey(log, box)
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	url := "http://" + ln.Addr().String()
+	// A demo server's links (manage links in messages, the booking page's
+	// address) point at itself unless a public URL is given.
+	pub := publicURLFrom(*publicURL, env)
+	if *demo && pub == "" {
+		pub = url
+	}
 	store, err := openStoreWith(ctx, *f.dsn, log, db.Options{Log: log, SlowQuery: *slowQuery})
 	if err != nil {
 		return err
@@ -76,7 +94,11 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	dash, err := dashboard.New(dashboard.Config{DB: store, Clock: env.Clock, Log: log, IdleTimeout: *sessionIdle, MaxAge: *sessionMax,
-		PublicURL: publicURLFrom(*publicURL, env), Secrets: box, Providers: dashProviders, Targets: targets(env)})
+		PublicURL: pub, Secrets: box, Providers: dashProviders, Targets: targets(env)})
+	if err != nil {
+		return err
+	}
+	patientPages, err := bookingpage.New(bookingpage.Config{DB: store, Clock: env.Clock, Log: log, Secrets: box})
 	if err != nil {
 		return err
 	}
@@ -95,19 +117,19 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	go store.KeepStatistics(rateCtx, *statsEvery, log)
 	adminToken := adminTokenFrom(env)
 	reg := prometheus.NewRegistry()
-	msg, err := newMessaging(env, store, log, box, publicURLFrom(*publicURL, env), reg, *wf.sendTimeout)
+	msg, err := newMessaging(env, store, log, box, pub, reg, *wf.sendTimeout)
 	if err != nil {
 		return err
 	}
 	srv := httpapi.NewServer(httpapi.Config{
 		DB: store, Clock: env.Clock, Log: log, AdminToken: adminToken, BatchWait: *batchWait,
-		Dashboard: dash, RateLimit: httpapi.RateLimit{Keys: keyLimits}, Secrets: box, Getenv: env.Getenv,
+		Dashboard: dash, BookingPage: patientPages, RateLimit: httpapi.RateLimit{Keys: keyLimits}, Secrets: box, Getenv: env.Getenv,
 		MetricsToken: env.Getenv("FRONTDESK_METRICS_TOKEN"), // /metrics needs it as a bearer when set
-		Registry:     reg, Hooks: msg.hooks, PublicURL: publicURLFrom(*publicURL, env), Targets: targets(env),
+		Registry:     reg, Hooks: msg.hooks, PublicURL: pub, Targets: targets(env),
 	})
 	workerDone := make(chan struct{})
 	workerCtx, stopWorker := context.WithCancel(managelink.WithConfig(context.WithoutCancel(ctx),
-		managelink.Config{PublicURL: publicURLFrom(*publicURL, env), Secrets: box}))
+		managelink.Config{PublicURL: pub, Secrets: box}))
 	if *runWorker {
 		go func() {
 			defer close(workerDone)
@@ -117,10 +139,6 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 		close(workerDone)
 	}
 	defer func() { stopWorker(); <-workerDone }()
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
-	}
 	httpSrv := &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -128,7 +146,6 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 		WriteTimeout:      120 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(env.Stdout, "Frontdesk listening on %s (database: %s)\n", url, store.Engine())
 	if *demo {
 		fmt.Fprintf(env.Stdout, "Demo API key: %s\nTry:\n  curl -H 'Authorization: Bearer %s' %s/api/v2/public/calendar/services\n",

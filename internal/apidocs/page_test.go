@@ -22,6 +22,8 @@ const doc = `{
           "200": {"description": "The thing.", "content": {"application/json": {
             "schema": {"$ref": "#/components/schemas/Thing"},
             "examples": {"plain": {"summary": "A plain thing", "value": {"zeta": 1, "alpha": "a"}}}}}},
+          "203": {"description": "The thing as a file.", "content": {"text/calendar": {"schema": {"type": "string"},
+            "examples": {"file": {"value": "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n"}}}}},
           "404": {"description": "Unknown thing.", "content": {"application/json": {
             "schema": {"allOf": [{"$ref": "#/components/schemas/ErrorEnvelope"},
               {"properties": {"error_code": {"enum": ["NOT_FOUND", "GONE"]}}}]}}}}
@@ -55,6 +57,7 @@ func TestRender(t *testing.T) {
 		"/things/{id}", "Get a thing", "thing.made", "sent by Frontdesk to your endpoint",
 		`href="#schema-Thing"`, "<code>NOT_FOUND</code><code>GONE</code>", "Not there.",
 		`class="add">additive`, "≥ 1", "A plain thing",
+		"<code>text/calendar</code>", "BEGIN:VCALENDAR\nEND:VCALENDAR\n", // a file's example as it is
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("page does not contain %q", want)

@@ -61,12 +61,16 @@ func (r *renderer) op(method, path string, op *object) opView {
 	for _, status := range resps.Keys() {
 		rm := r.resolve(mapOf(resps.get(status)))
 		rv := respView{Status: status, Description: markdown(str(rm.get("description"))), Headers: mapOf(rm.get("headers")).Keys()}
-		mt := mapOf(mapOf(rm.get("content")).get("application/json"))
+		media, mt := mediaType(mapOf(rm.get("content")))
 		sch := mapOf(mt.get("schema"))
-		if codes := errorCodes(sch); codes != nil {
+		switch codes := errorCodes(sch); {
+		case codes != nil:
 			rv.ErrorCodes = codes
 			rv.Schema = r.link("ErrorEnvelope")
-		} else if sch != nil {
+		case media != "" && media != "application/json":
+			// A file (text/calendar): its type says more than "string".
+			rv.Schema = template.HTML("<code>" + template.HTMLEscapeString(media) + "</code>")
+		case sch != nil:
 			rv.Schema = r.typeOf(sch)
 			if strings.HasPrefix(status, "2") {
 				rv.Fields = r.fields(r.resolve(sch), 0, "")
@@ -101,10 +105,30 @@ func examples(mt *object) []exampleView {
 	exs := mapOf(mt.get("examples"))
 	for _, name := range exs.Keys() {
 		em := mapOf(exs.get(name))
-		b, _ := json.MarshalIndent(em.get("value"), "", "  ")
-		out = append(out, exampleView{Name: name, Summary: str(em.get("summary")), JSON: string(b)})
+		text, ok := em.get("value").(string)
+		if ok && strings.Contains(text, "\n") {
+			// A file's text (an iCalendar file) is shown as it is.
+			text = strings.ReplaceAll(text, "\r\n", "\n")
+		} else {
+			b, _ := json.MarshalIndent(em.get("value"), "", "  ")
+			text = string(b)
+		}
+		out = append(out, exampleView{Name: name, Summary: str(em.get("summary")), JSON: text})
 	}
 	return out
+}
+
+// mediaType picks the media type a response is shown by: JSON when it has
+// it, else its first (a file's).
+func mediaType(content *object) (string, *object) {
+	if mt := mapOf(content.get("application/json")); mt != nil {
+		return "application/json", mt
+	}
+	keys := content.Keys()
+	if len(keys) == 0 {
+		return "", nil
+	}
+	return keys[0], mapOf(content.get(keys[0]))
 }
 
 // fields lists an object's properties, expanding inline objects and arrays

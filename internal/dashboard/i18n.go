@@ -113,22 +113,10 @@ func langOf(r *http.Request, s *session) lang {
 	return lang(requestLanguage(r))
 }
 
-var spanishNames = strings.NewReplacer(
-	"January", "enero", "February", "febrero", "March", "marzo", "April", "abril", "May", "mayo", "June", "junio",
-	"July", "julio", "August", "agosto", "September", "septiembre", "October", "octubre", "November", "noviembre", "December", "diciembre",
-	"Monday", "lunes", "Tuesday", "martes", "Wednesday", "miércoles", "Thursday", "jueves", "Friday", "viernes", "Saturday", "sábado", "Sunday", "domingo",
-	"Jan", "ene", "Feb", "feb", "Mar", "mar", "Apr", "abr", "Jun", "jun", "Jul", "jul", "Aug", "ago", "Sep", "sept", "Oct", "oct", "Nov", "nov", "Dec", "dic",
-	"Mon", "lun", "Tue", "mar", "Wed", "mié", "Thu", "jue", "Fri", "vie", "Sat", "sáb", "Sun", "dom",
-)
-
 // formatTime formats t with a time.Format layout, day and month names in
-// lang.
+// lang (locale.FormatTime: the booking page says dates the same way).
 func formatTime(lang string, t time.Time, layout string) string {
-	s := t.Format(layout)
-	if lang == "es" {
-		s = spanishNames.Replace(s)
-	}
-	return s
+	return locale.FormatTime(lang, t, layout)
 }
 
 // TC is T for a text said in a context (see translateIn).

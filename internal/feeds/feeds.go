@@ -19,7 +19,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
@@ -229,14 +228,8 @@ func Calendar(ctx context.Context, q db.Querier, token string, now time.Time) (i
 		if client := contact.DisplayName(first, last); client != "" {
 			summary += " · " + client
 		}
-		cal.Events = append(cal.Events, ics.Event{UID: UID(o.acct.Slug, id), Start: db.Time(start), End: db.Time(end),
+		cal.Events = append(cal.Events, ics.Event{UID: ics.AppointmentUID(o.acct.Slug, id), Start: db.Time(start), End: db.Time(end),
 			Summary: summary, Updated: db.Time(updated)})
 	}
 	return cal, rows.Err()
-}
-
-// UID names an appointment in every calendar file: stable across reads,
-// and unique across accounts (and servers, with the account's slug).
-func UID(accountSlug string, appointmentID int64) string {
-	return "appointment-" + strconv.FormatInt(appointmentID, 10) + "-" + accountSlug + "@frontdesk"
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/feeds"
+	"github.com/frontdesk/frontdesk/internal/ics"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
@@ -124,7 +125,7 @@ func TestWindow(t *testing.T) {
 	if got := feeds.Path("abc"); got != "/ics/abc.ics" {
 		t.Errorf("path %q", got)
 	}
-	if feeds.UID("acme", 7) == feeds.UID("other", 7) || feeds.UID("acme", 7) != feeds.UID("acme", 7) {
+	if ics.AppointmentUID("acme", 7) == ics.AppointmentUID("other", 7) || ics.AppointmentUID("acme", 7) != ics.AppointmentUID("acme", 7) {
 		t.Error("UIDs are not stable and distinct across accounts")
 	}
 }

@@ -141,6 +141,35 @@ func escapePtr(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
+// documentedPath reports whether a request path (or a route's path) is in
+// the document: the keyed public API and the keyless surfaces — the patient
+// API, manage links with their calendar file, calendar feeds. Operations,
+// /docs, /mcp, provider callbacks, the admin routes and the HTML pages
+// (/book/…, /m/{token}) are not.
+func documentedPath(path string) bool {
+	switch {
+	case strings.HasPrefix(path, "/api/v2/admin/"):
+		return false
+	case strings.HasPrefix(path, "/api/v2/"), strings.HasPrefix(path, "/ics/"):
+		return true
+	case strings.HasPrefix(path, "/m/"):
+		return strings.HasSuffix(path, ".ics")
+	}
+	return false
+}
+
+// matchSegment reports whether a request path's segment matches a
+// document path's: a literal, or a parameter with optional literal text
+// around it ("{feed_token}.ics") that stands for at least one character.
+func matchSegment(tmpl, seg string) (ok, literal bool) {
+	open := strings.Index(tmpl, "{")
+	if open < 0 {
+		return tmpl == seg, true
+	}
+	prefix, suffix := tmpl[:open], tmpl[strings.Index(tmpl, "}")+1:]
+	return len(seg) > len(prefix)+len(suffix) && strings.HasPrefix(seg, prefix) && strings.HasSuffix(seg, suffix), false
+}
+
 // match finds the document path of a request path: the one whose literal
 // segments match, preferring literals over parameters from the left (the
 // ServeMux rule for these routes).
@@ -156,14 +185,9 @@ func (c *contract) match(path string) *contractRoute {
 		score := make([]bool, len(segs))
 		ok := true
 		for j, s := range r.segs {
-			switch {
-			case strings.HasPrefix(s, "{"):
-				ok = ok && segs[j] != ""
-			case s == segs[j]:
-				score[j] = true
-			default:
-				ok = false
-			}
+			match, literal := matchSegment(s, segs[j])
+			ok = ok && match
+			score[j] = match && literal
 		}
 		if ok && (best == nil || better(score, bestScore)) {
 			best, bestScore = r, score
@@ -182,11 +206,16 @@ func better(a, b []bool) bool {
 }
 
 // check validates one response of method on path. It returns the route
-// pattern ("METHOD /path") it checked against ("" when not a public path).
+// pattern ("METHOD /path") it checked against ("" when the path is not in
+// the document).
 func (c *contract) check(method, path string, status int, header http.Header, body []byte) (string, error) {
-	if !strings.HasPrefix(path, publicPrefix+"/") || method == http.MethodHead {
-		return "", nil // admin, operations and /docs are not part of the public document
+	if !documentedPath(path) || method == http.MethodHead {
+		return "", nil // admin, operations, /docs and the HTML pages are not in the document
 	}
+	// Off the keyless surfaces' operations (an unknown path, a wrong
+	// method) the answer is the router's: its body is checked, but not the
+	// headers the keyed API's components require (rate limits per key).
+	keyless := !strings.HasPrefix(path, publicPrefix+"/")
 	route := c.match(path)
 	var respPtr, pattern string
 	switch {
@@ -221,19 +250,23 @@ func (c *contract) check(method, path string, status int, header http.Header, bo
 			code = "default"
 		}
 		respPtr = c.deref(opPtr + "/responses/" + code)
+		keyless = false
 	}
-	return pattern, c.checkResponse(respPtr, header, body)
+	return pattern, c.checkResponse(respPtr, header, body, !keyless)
 }
 
-// checkResponse validates headers and body against the response object at
-// respPtr.
-func (c *contract) checkResponse(respPtr string, header http.Header, body []byte) error {
+// checkResponse validates the body, and the headers when withHeaders,
+// against the response object at respPtr.
+func (c *contract) checkResponse(respPtr string, header http.Header, body []byte, withHeaders bool) error {
 	resp, _ := c.at(respPtr).(map[string]any)
 	if resp == nil {
 		return fmt.Errorf("no response object at %s", respPtr)
 	}
 	var problems []string
 	headers, _ := resp["headers"].(map[string]any)
+	if !withHeaders {
+		headers = nil
+	}
 	for name := range headers {
 		h, _ := c.at(c.deref(respPtr + "/headers/" + escapePtr(name))).(map[string]any)
 		values := header.Values(name)
@@ -245,7 +278,15 @@ func (c *contract) checkResponse(respPtr string, header http.Header, body []byte
 			problems = append(problems, fmt.Sprintf("header %s = %q, want one of %v", name, values[0], enum))
 		}
 	}
-	if _, ok := c.at(respPtr + "/content/application~1json").(map[string]any); ok {
+	content, _ := resp["content"].(map[string]any)
+	if _, ok := content["application/json"]; !ok && len(content) == 1 {
+		for media := range content { // a file (text/calendar): its type only
+			if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, media) {
+				problems = append(problems, fmt.Sprintf("Content-Type %q, want %s", ct, media))
+			}
+		}
+	}
+	if _, ok := content["application/json"]; ok {
 		if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 			problems = append(problems, fmt.Sprintf("Content-Type %q, want application/json", ct))
 		}

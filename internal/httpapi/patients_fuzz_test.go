@@ -23,7 +23,8 @@ import (
 // two POST routes (acme's page) on SQLite and, when FRONTDESK_TEST_POSTGRES
 // is set, PostgreSQL. Whatever the input, the answer is 201, 202, a 400,
 // 404 or 429 in the calendar error envelope, or a 422 of {loc, msg, type}
-// items at ['body', …] — never a 500 — and it carries the patient headers.
+// items at ['body', …] — never a 500 — it carries the patient headers, and
+// it matches openapi.json.
 // `go test` runs the seeds of testdata/fuzz/FuzzPatientBody; fuzz with
 //
 //	go test ./internal/httpapi -run '^$' -fuzz FuzzPatientBody -fuzztime 60s
@@ -61,6 +62,7 @@ func FuzzPatientBody(f *testing.F) {
 			req := httptest.NewRequest("POST", path, bytes.NewReader(body))
 			rec := httptest.NewRecorder()
 			tg.srv.ServeHTTP(rec, req)
+			checkContract(t, req, response{Status: rec.Code, Header: rec.Header(), Raw: rec.Body.Bytes()})
 			what := string(tg.engine) + ": POST " + path + " " + truncate(body, 300)
 			for k, v := range patientHeaders {
 				if rec.Header().Get(k) != v {

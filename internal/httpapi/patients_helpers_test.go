@@ -18,7 +18,8 @@ var patientFixtures = []string{"testdata/booking_page.yaml", "testdata/booking_p
 var patientHeaders = map[string]string{"Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Robots-Tag": "noindex"}
 
 // patient sends a request to the patient API from addr (host:port), with
-// no key, and fails the test when the answer lacks the patient headers.
+// no key, and fails the test when the answer lacks the patient headers or
+// does not match openapi.json (contract_check_test.go).
 func (h *harness) patient(method, path, addr string, body any) response {
 	h.t.Helper()
 	var rd io.Reader
@@ -39,6 +40,7 @@ func (h *harness) patient(method, path, addr string, body any) response {
 	h.srv.ServeHTTP(rec, req)
 	res := response{Status: rec.Code, Header: rec.Header(), Raw: rec.Body.Bytes()}
 	json.Unmarshal(rec.Body.Bytes(), &res.Body)
+	checkContract(h.t, req, res)
 	for k, v := range patientHeaders {
 		if got := rec.Header().Get(k); got != v {
 			h.t.Errorf("%s %s -> %d: %s = %q, want %q", method, path, rec.Code, k, got, v)

@@ -9,6 +9,10 @@ func (s *Server) routes() {
 	if s.dashboard != nil { // the web dashboard (internal/dashboard), off when nil
 		s.mux.Handle("/app/", s.dashboard)
 	}
+	if s.pages != nil { // the patients' booking and manage pages (internal/bookingpage), off when nil
+		s.mux.Handle("/book/", s.pagesGate(s.pages))
+		s.mux.Handle("/m/", s.pagesGate(s.pages)) // its calendar file is the more specific route below
+	}
 	s.handle("GET /docs", s.handleDocs)
 
 	const p = publicPrefix

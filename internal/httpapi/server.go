@@ -39,6 +39,9 @@ type Config struct {
 	BatchWait time.Duration
 	// Dashboard serves the web dashboard under /app/ (nil: off).
 	Dashboard http.Handler
+	// BookingPage serves the patients' pages under /book/ and /m/
+	// (internal/bookingpage; nil: off).
+	BookingPage http.Handler
 	// RequestTimeout bounds every request, so a database that stops
 	// answering turns into a clean 500 instead of a hung connection
 	// (default 2 min).
@@ -87,6 +90,7 @@ type Server struct {
 	hooks      *relay.Hooks
 	publicURL  string
 	links      managelink.Config // how manage links are made (docs/manage-links.md)
+	pages      http.Handler      // the patients' pages (Config.BookingPage)
 }
 
 // NewServer builds the server and its routes.
@@ -113,6 +117,7 @@ func NewServer(cfg Config) *Server {
 		timeout:    cfg.RequestTimeout,
 		mux:        http.NewServeMux(),
 		dashboard:  cfg.Dashboard,
+		pages:      cfg.BookingPage,
 		limits:     newLimits(cfg.RateLimit, cfg.Clock),
 		hooks:      cfg.Hooks,
 		publicURL:  cfg.PublicURL,

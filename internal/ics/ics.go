@@ -95,3 +95,10 @@ func isoDuration(d time.Duration) string {
 	}
 	return "PT" + strconv.FormatInt(m, 10) + "M"
 }
+
+// AppointmentUID names an appointment in every file that holds it (a
+// patient's add-to-calendar file, a professional's feed): stable across
+// reads, unique across accounts and servers' accounts by the slug.
+func AppointmentUID(accountSlug string, appointmentID int64) string {
+	return "appointment-" + strconv.FormatInt(appointmentID, 10) + "-" + accountSlug + "@frontdesk"
+}

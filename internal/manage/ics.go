@@ -2,7 +2,6 @@ package manage
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/calendar"
@@ -25,7 +24,7 @@ func CalendarFile(ctx context.Context, store *db.DB, token string, now time.Time
 		return ics.Calendar{}, err
 	}
 	return ics.Calendar{Events: []ics.Event{{
-		UID:   "appointment-" + strconv.FormatInt(a.ID, 10) + "@" + acct.Slug + ".frontdesk",
+		UID:   ics.AppointmentUID(acct.Slug, a.ID),
 		Start: a.StartAt, End: a.EndAt,
 		Summary:  a.ServiceName + " · " + a.ProfessionalName,
 		Location: acct.Name, URL: link,
