@@ -72,6 +72,9 @@ func TestManageAPI(t *testing.T) {
 		base := "/api/v2/manage/" + token
 		got := h.do("GET", base, "", nil).must(t, 200)
 		mustPatientHeaders(t, got)
+		// The router's own answers under the prefix say the same.
+		mustPatientHeaders(t, h.do("DELETE", base, "", nil).must(t, 405))
+		mustPatientHeaders(t, h.do("GET", base+"/nothing-here", "", nil).must(t, 404))
 		data := got.Body["data"].(map[string]any)
 		var keys []string
 		for k := range data {

@@ -21,9 +21,19 @@ import (
 // patient bucket.
 const bookPrefix = "/api/v2/book"
 
-// isPatientPath reports whether path is the patient API's.
+// managePrefix is the manage link's API (docs/manage-links.md).
+const managePrefix = "/api/v2/manage"
+
+// isPatientPath reports whether path is the patient API's or the manage
+// link API's: every answer there, unknown paths and wrong methods
+// included, carries the privacy headers and counts against the address.
 func isPatientPath(path string) bool {
-	return path == bookPrefix || strings.HasPrefix(path, bookPrefix+"/")
+	for _, prefix := range []string{bookPrefix, managePrefix} {
+		if path == prefix || strings.HasPrefix(path, prefix+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // patientGate puts every request under bookPrefix, known path or not,

@@ -52,13 +52,14 @@ func (s *Server) routes() {
 	// AI agents: the Model Context Protocol over the same keys (mcp.go).
 	s.mux.Handle("/mcp", s.mcpHandler())
 
-	// A patient's manage link (docs/manage-links.md): no key, the token.
-	s.handle("GET /api/v2/manage/{token}", s.patientDoor(s.handleManageGet))
-	s.handle("GET /api/v2/manage/{token}/slots", s.patientDoor(s.handleManageSlots))
-	s.handle("POST /api/v2/manage/{token}/confirm", s.patientDoor(s.handleManageConfirm))
-	s.handle("POST /api/v2/manage/{token}/decline", s.patientDoor(s.handleManageDecline))
-	s.handle("POST /api/v2/manage/{token}/cancel", s.patientDoor(s.handleManageCancel))
-	s.handle("POST /api/v2/manage/{token}/reschedule", s.patientDoor(s.handleManageReschedule))
+	// A patient's manage link (docs/manage-links.md): no key, the token;
+	// authenticate puts the whole prefix through the patients' gate.
+	s.handle("GET "+managePrefix+"/{token}", s.handleManageGet)
+	s.handle("GET "+managePrefix+"/{token}/slots", s.handleManageSlots)
+	s.handle("POST "+managePrefix+"/{token}/confirm", s.handleManageConfirm)
+	s.handle("POST "+managePrefix+"/{token}/decline", s.handleManageDecline)
+	s.handle("POST "+managePrefix+"/{token}/cancel", s.handleManageCancel)
+	s.handle("POST "+managePrefix+"/{token}/reschedule", s.handleManageReschedule)
 	s.handle("GET /m/{token}/appointment.ics", s.patientDoor(s.handleManageICS))
 
 	// The patient API (docs/patient-api.md): no key, limited per client address.
