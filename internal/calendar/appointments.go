@@ -141,31 +141,16 @@ func GetAppointment(ctx context.Context, q db.Querier, acct account.Account, id 
 	return a, err
 }
 
-// RescheduleAppointment moves a booked appointment to a new start, keeping
-// its length (and optionally to another professional). Its pending
-// reminders are cancelled and the calendar's notifications are queued again
-// for the new time, with the confirmation asked afresh, exactly as for a new
-// booking, and appointment.rescheduled goes to the account's webhooks.
-// Availability is not checked, as for booking. change says who moved it
-// (the event's data.by).
-func RescheduleAppointment(ctx context.Context, store *db.DB, acct account.Account, id int64, start time.Time, professionalID int64, change Change, now time.Time) (AppointmentView, error) {
-	var out AppointmentView
-	err := store.Transact(ctx, func(tx *db.Tx) error {
-		var err error
-		out, err = RescheduleAppointmentTx(ctx, tx, acct, id, start, professionalID, change, now)
-		return err
-	})
-	return out, err
-}
-
-// RescheduleAppointmentTx is RescheduleAppointment inside tx, for a caller
-// that checks its own rules and adds its own effects in the same
-// transaction (the manage link's reschedule).
-func RescheduleAppointmentTx(ctx context.Context, tx *db.Tx, acct account.Account, id int64, start time.Time, professionalID int64, change Change, now time.Time) (AppointmentView, error) {
-	a, err := GetAppointment(ctx, tx, acct, id)
-	if err != nil {
-		return a, err
-	}
+// rescheduleTx moves the booked appointment a to start, keeping its length
+// (and optionally to another professional), in tx; MoveAppointmentTx
+// checks the time first. Its pending messages are withdrawn and the
+// calendar's notifications queued again for the new time, with the
+// confirmation asked afresh (no sooner than the quiet window after the
+// last request sent, confirmationNotBefore), and appointment.rescheduled
+// goes to the account's webhooks. change says who moved it (the event's
+// data.by).
+func rescheduleTx(ctx context.Context, tx *db.Tx, acct account.Account, a AppointmentView, start time.Time, professionalID int64, change Change, window time.Duration, now time.Time) (AppointmentView, error) {
+	id := a.ID
 	if a.Status != StatusBooked {
 		return a, errs.New(errs.ValidationError, "Only booked appointments can be rescheduled; this one is %s.", a.Status)
 	}
@@ -199,9 +184,13 @@ func RescheduleAppointmentTx(ctx context.Context, tx *db.Tx, acct account.Accoun
 	if err != nil {
 		return out, err
 	}
+	notBefore, err := confirmationNotBefore(ctx, tx, acct, id, window, now)
+	if err != nil {
+		return out, err
+	}
 	if err := jobs.QueueBookingNotifications(ctx, tx, acct, jobs.Booking{
 		AppointmentID: id, ClientID: out.ClientID, Recipient: out.ClientPhone, ClientName: firstWord(out.ClientName),
-		ServiceName: out.ServiceName, Professional: out.ProfessionalName, StartAt: out.StartAt,
+		ServiceName: out.ServiceName, Professional: out.ProfessionalName, StartAt: out.StartAt, ConfirmationAt: notBefore,
 	}, now); err != nil {
 		return out, err
 	}

@@ -6,7 +6,7 @@ package dashboard
 // free slot. Every rule is the calendar's: booking is
 // calendar.Book (the API's booking, with the dashboard as source and a free
 // slot required), the outcome is calendar.MarkAppointmentStatus and the
-// move calendar.RescheduleAppointment.
+// move calendar.MoveAppointment.
 
 import (
 	"net/http"

@@ -67,7 +67,8 @@ webhooks: [{key: all, url: "` + recv.URL + `", secret: whsec}]`))
 			"professional_id": ids.Professionals["lopez"], "event_type_id": ids.EventTypes["visit"],
 			"start_at": "2026-12-01T10:00:00", "end_at": "2026-12-01T10:30:00", "timezone": "Europe/Madrid"}).must(t, 200)
 		movedID := int64(moved.num("data", "id"))
-		if _, err := calendar.RescheduleAppointment(t.Context(), store, acct, movedID, time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC), 0, calendar.Change{By: calendar.ByAPI}, h.clock.Now()); err != nil {
+		if _, err := calendar.MoveAppointment(t.Context(), store, acct, calendar.MoveRequest{AppointmentID: movedID,
+			Start: time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC), Change: calendar.Change{By: calendar.ByAPI}, Override: true}, h.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if err := calendar.CancelAppointment(t.Context(), store, acct, movedID, calendar.Change{By: calendar.ByAPI, Reason: "moved away"}, h.clock.Now()); err != nil {

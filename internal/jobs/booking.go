@@ -26,6 +26,10 @@ type Booking struct {
 	// SkipConfirmationRequest: the client confirmed already (a seat offer
 	// accepted by reply).
 	SkipConfirmationRequest bool
+	// ConfirmationAt is when the confirmation request goes (zero: now); a
+	// moved appointment's waits out the quiet window after the last one
+	// sent (docs/moving-appointments.md).
+	ConfirmationAt time.Time
 }
 
 // QueueBookingNotifications follows the calendar's own notification
@@ -54,7 +58,7 @@ func QueueBookingNotifications(ctx context.Context, tx *db.Tx, acct account.Acco
 	if settings.ConfirmationRequest && !b.SkipConfirmationRequest {
 		body := texts.Render(lang, texts.ConfirmationRequest, vars) + linkLine
 		if err := QueueMessage(ctx, tx, acct, now, Message{Kind: MsgConfirmation, Channel: "whatsapp", Recipient: b.Recipient,
-			ClientID: &clientID, Body: body, Source: src}, now, nil); err != nil {
+			ClientID: &clientID, Body: body, Source: src}, b.ConfirmationAt, nil); err != nil {
 			return err
 		}
 	}

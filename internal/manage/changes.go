@@ -129,19 +129,18 @@ func Reschedule(ctx context.Context, store *db.DB, token string, start calendar.
 		if !a.changeable(now) {
 			return ErrChangeNotAllowed
 		}
+		// The first professional free then, when none is named; the move
+		// itself takes that professional's booking lock and checks the
+		// slot again under it (the calendar's one move rule).
 		slot, err := listedSlot(ctx, tx, acct, a.ServiceID, start, professionalID, now)
 		if err != nil {
 			return err
 		}
-		// Another booking of that professional may be under way: wait for
-		// it, then make sure the slot is still listed.
-		if err := calendar.LockProfessionalTime(ctx, tx, acct, slot.Professional.ID); err != nil {
-			return err
+		moved, err := calendar.MoveAppointmentTx(ctx, tx, acct, calendar.MoveRequest{AppointmentID: a.ID, Start: slot.StartAtUTC,
+			ProfessionalID: slot.Professional.ID, Change: calendar.Change{By: calendar.ByPatient}}, now)
+		if errs.Is(err, errs.SlotNotAvailable) {
+			return ErrSlotNotAvailable
 		}
-		if slot, err = listedSlot(ctx, tx, acct, a.ServiceID, start, &slot.Professional.ID, now); err != nil {
-			return err
-		}
-		moved, err := calendar.RescheduleAppointmentTx(ctx, tx, acct, a.ID, slot.StartAtUTC, slot.Professional.ID, calendar.Change{By: calendar.ByPatient}, now)
 		if errs.Is(err, errs.ValidationError) { // changed meanwhile
 			return ErrChangeNotAllowed
 		}
@@ -151,7 +150,7 @@ func Reschedule(ctx context.Context, store *db.DB, token string, start calendar.
 		if err := offers.OfferFreedTime(ctx, tx, acct, a.ProfessionalID, now); err != nil {
 			return err
 		}
-		a.AppointmentView = moved
+		a.AppointmentView = moved.Appointment
 		out = a.view(acct, now)
 		return nil
 	})
@@ -162,27 +161,18 @@ func Reschedule(ctx context.Context, store *db.DB, token string, start calendar.
 var ErrSlotNotAvailable = errs.New(errs.SlotNotAvailable, "That time is not free any more; choose one of the listed slots.")
 
 // listedSlot is the slot of the service at start (and with professionalID
-// when given) that the calendar lists now for start's day.
+// when given) that the calendar lists now for start's day
+// (calendar.FreeSlotAt, the check every move makes).
 func listedSlot(ctx context.Context, q db.Querier, acct account.Account, serviceID int64, start calendar.WallTime, professionalID *int64, now time.Time) (calendar.OpenSlot, error) {
-	loc := acct.Location()
-	at, ok := start.In(loc)
+	at, ok := start.In(acct.Location())
 	if !ok {
 		return calendar.OpenSlot{}, ErrSlotNotAvailable
 	}
-	list, err := calendar.ListFreeSlots(ctx, q, acct, calendar.SlotsQuery{ServiceID: serviceID, StartDate: at.In(loc).Format(time.DateOnly),
-		Days: 1, Limit: calendar.SlotLimitMax}, now)
-	if errs.Is(err, errs.ValidationError) || errs.Is(err, errs.ServiceNotFound) {
-		return calendar.OpenSlot{}, ErrSlotNotAvailable
+	slot, free, err := calendar.FreeSlotAt(ctx, q, acct, serviceID, at, professionalID, now)
+	if err == nil && !free {
+		err = ErrSlotNotAvailable
 	}
-	if err != nil {
-		return calendar.OpenSlot{}, err
-	}
-	for _, s := range list.Slots {
-		if s.StartAtUTC.Equal(at) && (professionalID == nil || s.Professional.ID == *professionalID) {
-			return s, nil
-		}
-	}
-	return calendar.OpenSlot{}, ErrSlotNotAvailable
+	return slot, err
 }
 
 // Slots lists the slots the appointment may move to: the calendar's free

@@ -1,0 +1,186 @@
+package calendar
+
+// Moving an appointment (docs/moving-appointments.md): the one rule every
+// door that moves an appointment calls, and how a burst of moves is told to
+// the patient in one confirmation request.
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/jobs"
+)
+
+// ConfirmationQuietWindow is how long after a confirmation request of an
+// appointment was sent a move's new request waits (MoveRequest.QuietWindow
+// overrides it): moves within the window replace one another's request, so
+// the patient gets one message with the final time.
+const ConfirmationQuietWindow = 10 * time.Minute
+
+// MoveRequest is a move of a booked appointment to Start, keeping its
+// length.
+type MoveRequest struct {
+	AppointmentID  int64
+	Start          time.Time
+	ProfessionalID int64 // 0: the appointment's own professional
+	Change         Change
+	// Override makes a move to a time that is not a free slot, returning
+	// its warnings. Staff and API only: a patient's move never overrides.
+	Override bool
+	// QuietWindow replaces ConfirmationQuietWindow when positive.
+	QuietWindow time.Duration
+}
+
+// Moved is a move made: the appointment at its new time and, for an
+// overridden move, what is unusual about that time (never nil).
+type Moved struct {
+	Appointment AppointmentView
+	Warnings    []Warning
+}
+
+// ErrSlotNotFree is the answer a move to a time that is not a free slot
+// gets without an override (SLOT_NOT_AVAILABLE).
+var ErrSlotNotFree = errs.New(errs.SlotNotAvailable, "That time is not a free slot; choose a free slot, or move it there anyway.")
+
+// MoveRefused refuses a move to a time that is not a free slot: the
+// warnings Book would give there (possibly none: a time inside free time
+// but not on a slot's start). It reads as ErrSlotNotFree to errs.Is.
+type MoveRefused struct {
+	Warnings []Warning
+}
+
+func (e *MoveRefused) Error() string { return ErrSlotNotFree.Error() }
+
+// Unwrap lets errs.Is and errs.As see ErrSlotNotFree.
+func (e *MoveRefused) Unwrap() error { return ErrSlotNotFree }
+
+// FreeSlotAt is the free slot of the service starting at start (with
+// professionalID when given, else the first professional free then) that
+// ListFreeSlots lists now for start's day in the account's zone; ok false
+// when there is none (a service or professional no longer bookable
+// included).
+func FreeSlotAt(ctx context.Context, q db.Querier, acct account.Account, serviceID int64, start time.Time, professionalID *int64, now time.Time) (OpenSlot, bool, error) {
+	loc := acct.Location()
+	sq := SlotsQuery{ServiceID: serviceID, StartDate: start.In(loc).Format(time.DateOnly), Days: 1, Limit: SlotLimitMax}
+	if professionalID != nil {
+		sq.ProfessionalIDs = []int64{*professionalID}
+	}
+	list, err := ListFreeSlots(ctx, q, acct, sq, now)
+	if errs.Is(err, errs.ValidationError) || errs.Is(err, errs.ServiceNotFound) || errs.Is(err, errs.ProfessionalNotFound) {
+		return OpenSlot{}, false, nil
+	}
+	if err != nil {
+		return OpenSlot{}, false, err
+	}
+	for _, s := range list.Slots {
+		if s.StartAtUTC.Equal(start) && (professionalID == nil || s.Professional.ID == *professionalID) {
+			return s, true, nil
+		}
+	}
+	return OpenSlot{}, false, nil
+}
+
+// MoveAppointment is MoveAppointmentTx in a transaction of its own.
+func MoveAppointment(ctx context.Context, store *db.DB, acct account.Account, req MoveRequest, now time.Time) (Moved, error) {
+	var out Moved
+	err := store.Transact(ctx, func(tx *db.Tx) error {
+		var err error
+		out, err = MoveAppointmentTx(ctx, tx, acct, req, now)
+		return err
+	})
+	return out, err
+}
+
+// MoveAppointmentTx moves a booked appointment, in tx. It takes the
+// professional's booking lock (LockProfessionalTime), so two moves never
+// land in one slot, then: a start that is a free slot of the one slot
+// engine (FreeSlotAt, booking rules included) is moved to; any other start
+// is refused with *MoveRefused carrying Book's warnings there, unless
+// req.Override, which moves it and returns them. The move re-queues the
+// confirmation request and reminders (coalesced: see
+// ConfirmationQuietWindow) and emits appointment.rescheduled.
+func MoveAppointmentTx(ctx context.Context, tx *db.Tx, acct account.Account, req MoveRequest, now time.Time) (Moved, error) {
+	if req.Override && req.Change.By == ByPatient {
+		return Moved{}, errs.New(errs.ValidationError, "A patient cannot move an appointment to a time that is not free.")
+	}
+	a, err := GetAppointment(ctx, tx, acct, req.AppointmentID)
+	if err != nil {
+		return Moved{}, err
+	}
+	pro := req.ProfessionalID
+	if pro == 0 {
+		pro = a.ProfessionalID
+	}
+	if err := LockProfessionalTime(ctx, tx, acct, pro); err != nil {
+		return Moved{}, err
+	}
+	warnings := []Warning{}
+	if _, free, err := FreeSlotAt(ctx, tx, acct, a.ServiceID, req.Start, &pro, now); err != nil {
+		return Moved{}, err
+	} else if !free && a.Status == StatusBooked {
+		warnings, err = moveWarnings(ctx, tx, acct, a, pro, req.Start, now)
+		if err != nil {
+			return Moved{}, err
+		}
+		if !req.Override {
+			return Moved{}, &MoveRefused{Warnings: warnings}
+		}
+	}
+	window := req.QuietWindow
+	if window <= 0 {
+		window = ConfirmationQuietWindow
+	}
+	moved, err := rescheduleTx(ctx, tx, acct, a, req.Start, pro, req.Change, window, now)
+	return Moved{Appointment: moved, Warnings: warnings}, err
+}
+
+// moveWarnings are Book's warnings for the appointment at start with
+// professional pro, the appointment itself left out: it does not overlap
+// the time it leaves, nor count twice among its client's appointments.
+func moveWarnings(ctx context.Context, tx *db.Tx, acct account.Account, a AppointmentView, proID int64, start, now time.Time) ([]Warning, error) {
+	cat, err := loadCatalog(ctx, tx, acct)
+	if err != nil {
+		return nil, err
+	}
+	svc := cat.byID[a.ServiceID]
+	if svc == nil {
+		return []Warning{}, nil // no longer bookable: the move itself says so
+	}
+	i := slices.IndexFunc(svc.Pros, func(p *professional) bool { return p.ID == proID })
+	if i < 0 {
+		return []Warning{}, nil
+	}
+	end := start.Add(a.EndAt.Sub(a.StartAt))
+	out, err := bookingWarnings(ctx, tx, acct, svc.Pros[i], start, end, now)
+	if err != nil {
+		return nil, err
+	}
+	out = slices.DeleteFunc(out, func(w Warning) bool { return w.Code == WarnOverlap && w.AppointmentID == a.ID })
+	breaks, err := ruleBreaks(ctx, tx, acct, svc, svc.Pros[i], a.ClientID, true, start, end, now)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, ruleWarnings(breaks)...), nil
+}
+
+// confirmationNotBefore is when a moved appointment's new confirmation
+// request may go: the end of the quiet window after the last request of
+// the appointment that went out (or was claimed for sending), else now.
+func confirmationNotBefore(ctx context.Context, tx *db.Tx, acct account.Account, appointmentID int64, window time.Duration, now time.Time) (time.Time, error) {
+	var last sql.NullInt64
+	err := tx.QueryRow(ctx, `SELECT MAX(COALESCE(sent_at, scheduled_at)) FROM outbox
+		WHERE account_id = ? AND source_type = 'booking' AND source_id = ? AND kind = ? AND status NOT IN ('pending', 'cancelled')`,
+		acct.ID, appointmentID, jobs.MsgConfirmation).Scan(&last)
+	if err != nil || !last.Valid {
+		return now, err
+	}
+	if until := db.Time(last.Int64).Add(window); until.After(now) {
+		return until, nil
+	}
+	return now, nil
+}
