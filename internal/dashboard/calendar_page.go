@@ -4,7 +4,6 @@ package dashboard
 // offers) and its actions: reschedule, cancel.
 
 import (
-	"fmt"
 	"net/http"
 	"sort"
 	"strconv"
@@ -153,42 +152,6 @@ func calendarDate(day time.Time) string {
 		return ""
 	}
 	return day.Format("2006-01-02")
-}
-
-// reschedule handles "POST /app/appointments/{appointment_id}/reschedule"
-// with start (a datetime-local in the account's zone) and optionally
-// professional_id.
-func (d *Dashboard) reschedule(w http.ResponseWriter, r *http.Request, s *session) error {
-	id, err := pathID(r, "appointment_id")
-	if err != nil {
-		return err
-	}
-	loc := s.Account.Location()
-	raw := strings.TrimSpace(r.PostForm.Get("start"))
-	var start time.Time
-	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05"} {
-		if t, err := time.ParseInLocation(layout, raw, loc); err == nil {
-			start = t
-			break
-		}
-	}
-	if start.IsZero() {
-		return errs.New(errs.ValidationError, "Choose the new date and time.")
-	}
-	pro, _ := strconv.ParseInt(r.PostForm.Get("professional_id"), 10, 64)
-	a, err := calendar.RescheduleAppointment(r.Context(), d.db, s.Account, id, start.UTC(), pro, calendar.Change{By: calendar.ByStaff}, d.clock.Now())
-	if err != nil {
-		return err
-	}
-	// The reschedule page (a free slot picked) returns to Today, the
-	// calendar's own form to the calendar.
-	to := fmt.Sprintf("%scalendar?date=%s", Prefix, a.StartAt.In(loc).Format("2006-01-02"))
-	if r.PostForm.Get("return") == "today" {
-		to = fmt.Sprintf("%stoday?date=%s#appt-%d", Prefix, a.StartAt.In(loc).Format("2006-01-02"), a.ID)
-	}
-	d.redirect(w, r, to, "ok",
-		s.Translate("Appointment of %s moved to %s with %s.", a.ClientName, formatTime(s.Lang, a.StartAt.In(loc), "Mon 2 Jan 15:04"), a.ProfessionalName))
-	return nil
 }
 
 // cancelAppointment handles "POST /app/appointments/{appointment_id}/cancel".

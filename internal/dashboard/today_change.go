@@ -1,12 +1,11 @@
 package dashboard
 
-// Changing an appointment from the grid: its outcome (no-show, completed)
-// and a move to another free slot.
+// Changing an appointment from the grid: its outcome (no-show, completed).
+// Moves are move_page.go's.
 
 import (
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/errs"
@@ -68,67 +67,4 @@ func statusWord(s *session, status string) string {
 		return s.TC("appointment", "completed")
 	}
 	return status
-}
-
-// slotDay is one day of free slots on the reschedule page.
-type slotDay struct {
-	Day   time.Time
-	Slots []rescheduleSlot
-}
-
-type rescheduleSlot struct {
-	Start, End   time.Time
-	Value        string // the reschedule form's start: datetime-local in the account's zone
-	Professional calendar.Ref
-	Current      bool // the appointment's own professional
-}
-
-// rescheduleView is the reschedule page: the appointment and the free
-// slots it can move to, by day; More says the slots were cut short.
-type rescheduleView struct {
-	Appt calendar.AppointmentView
-	Days []slotDay
-	More bool
-}
-
-func (rescheduleView) isPage() {}
-
-// reschedulePage handles "GET /app/appointments/{appointment_id}/reschedule":
-// the free slots of the appointment's service over the next 7 days, with any
-// professional offering it; each posts to the reschedule action.
-func (d *Dashboard) reschedulePage(w http.ResponseWriter, r *http.Request, s *session) error {
-	id, err := pathID(r, "appointment_id")
-	if err != nil {
-		return err
-	}
-	a, err := calendar.GetAppointment(r.Context(), d.db, s.Account, id)
-	if err != nil {
-		return err
-	}
-	if a.Status != calendar.StatusBooked {
-		return errs.New(errs.ValidationError, "%s", s.Translate("Only booked appointments can be rescheduled."))
-	}
-	loc := s.Account.Location()
-	now := d.clock.Now()
-	slots, err := calendar.ListFreeSlots(r.Context(), d.db, s.Account, calendar.SlotsQuery{ServiceID: a.ServiceID,
-		StartDate: now.In(loc).Format("2006-01-02"), Days: 7, Limit: calendar.SlotLimitMax}, now)
-	var e *errs.Error
-	if errors.As(err, &e) && e.Code == errs.ServiceNotFound {
-		return errs.New(errs.ValidationError, "%s", s.Translate("%s is no longer bookable: it has no free slots to move to.", a.ServiceName))
-	}
-	if err != nil {
-		return err
-	}
-	var days []slotDay
-	for _, sl := range slots.Slots {
-		start, end := sl.StartAtUTC, sl.EndAtUTC
-		dd := dayOf(start, loc)
-		if n := len(days); n == 0 || !days[n-1].Day.Equal(dd) {
-			days = append(days, slotDay{Day: dd})
-		}
-		days[len(days)-1].Slots = append(days[len(days)-1].Slots, rescheduleSlot{Start: start, End: end,
-			Value: start.In(loc).Format("2006-01-02T15:04"), Professional: sl.Professional, Current: sl.Professional.ID == a.ProfessionalID})
-	}
-	d.render(w, r, s, http.StatusOK, "reschedule", "Reschedule", "today", rescheduleView{Appt: a, Days: days, More: slots.HasMore})
-	return nil
 }
