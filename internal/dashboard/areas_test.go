@@ -135,7 +135,11 @@ func TestAppointmentRescheduleAndCancel(t *testing.T) {
 		u.get("/app/calendar?date=2026-11-25&view=week").must(t, http.StatusOK).contains(t, "Lola", "10:00–10:30", "Limpieza dental", "Dr. López", ">api<", "appt-"+itoa(id))
 		u.get("/app/calendar?date=2026-11-26&view=day").must(t, http.StatusOK).contains(t, "0 appointments")
 
-		p := u.post("/app/appointments/"+itoa(id)+"/reschedule", url.Values{"start": {"2026-11-27T16:15"}})
+		// 16:15 is not a free slot: the move is refused until the
+		// override is sent.
+		u.post("/app/appointments/"+itoa(id)+"/reschedule", url.Values{"start": {"2026-11-27T16:15"}}).must(t, http.StatusConflict).
+			contains(t, "That time is not free", `name="override" value="1"`, "Move it anyway")
+		p := u.post("/app/appointments/"+itoa(id)+"/reschedule", url.Values{"start": {"2026-11-27T16:15"}, "override": {"1"}})
 		if p.Location != "/app/calendar?date=2026-11-27" {
 			t.Fatalf("reschedule -> %q", p.Location)
 		}
