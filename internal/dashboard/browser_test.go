@@ -159,12 +159,18 @@ func TestBrowser(t *testing.T) {
 	appt := itoa(int64(body["data"].(map[string]any)["id"].(float64)))
 	run("reschedule",
 		chromedp.Navigate(base+"/app/calendar?date=2026-11-25"),
-		chromedp.WaitVisible(chromedp.CSS("#start-"+appt)),
+		chromedp.WaitVisible(chromedp.CSS("#appt-"+appt+` a[href*="/reschedule"]`)),
 		shot("06-calendar"),
-		chromedp.SetValue(chromedp.CSS("#start-"+appt), "2026-11-26T12:30"),
-		chromedp.Click(chromedp.CSS("#appt-"+appt+` form[action$="/reschedule"] button`)),
-		chromedp.WaitVisible(chromedp.CSS(".flash.ok")),
-		into(&msg, chromedp.Text(chromedp.CSS(".flash.ok"))))
+		chromedp.Click(chromedp.CSS("#appt-"+appt+` a[href*="/reschedule"]`)),
+		chromedp.WaitVisible(chromedp.CSS("#other-start")),
+		// Thursday is not a working day: the time is refused with its
+		// warnings first, and moved by the second, explicit submit.
+		chromedp.SetValue(chromedp.CSS("#other-start"), "2026-11-26T12:30"),
+		chromedp.Click(chromedp.CSS(`section[aria-labelledby="other-time"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(".confirm-move .warnings")),
+		chromedp.Click(chromedp.CSS(".confirm-move button")),
+		chromedp.WaitVisible(chromedp.CSS(".flash.warn")),
+		into(&msg, chromedp.Text(chromedp.CSS(".flash.warn"))))
 	if n := h.count("appointments", "id = ? AND start_at = ?", appt, time.Date(2026, 11, 26, 11, 30, 0, 0, time.UTC).UnixMicro()); n != 1 {
 		t.Fatalf("not rescheduled (%q)", msg)
 	}

@@ -70,7 +70,11 @@ func TestBrowserToday(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS("ul.slots")))
 		b.shot("t05-reschedule")
 		b.run("pick Tuesday 09:00",
-			chromedp.Click(chromedp.CSS(`form:has(input[name=start][value="2026-11-24T09:00"]) button`)),
+			chromedp.Click(chromedp.CSS(`a[href*="date=2026-11-24"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`a[href*="start=2026-11-24T09%3A00"]`)),
+			chromedp.Click(chromedp.CSS(`a[href*="start=2026-11-24T09%3A00"]`)),
+			chromedp.WaitVisible(chromedp.CSS(".confirm-move")),
+			chromedp.Click(chromedp.CSS(".confirm-move button")),
 			chromedp.WaitVisible(chromedp.CSS(".flash.ok")))
 		if got := b.text(".flash.ok"); !strings.Contains(got, "moved to Tue 24 Nov 09:00") {
 			b.t.Fatalf("after reschedule: %q", got)
