@@ -350,7 +350,8 @@ func TestMarkAppointmentStatus(t *testing.T) {
 }
 
 // TestRescheduleFromSlot: the reschedule page lists the service's free
-// slots over the next 7 days; picking one moves the appointment.
+// slots one day at a time (today first, then the next day); picking one
+// asks to confirm, and the confirmation moves the appointment.
 func TestRescheduleFromSlot(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		h := newHarness(t, store)
@@ -359,13 +360,16 @@ func TestRescheduleFromSlot(t *testing.T) {
 		pro, svc, visit := a.Professionals["lopez"], a.Services["cleaning"], a.EventTypes["visit"]
 		id := h.addAppointment("acme", a.Clients["maria"], svc, pro, visit, at("2026-11-23", "11:00"), "confirmed")
 		path := "/app/appointments/" + itoa(id) + "/reschedule"
-		p := u.get(path).must(t, http.StatusOK).contains(t, "María García", "Monday 23 November", "Tuesday 24 November",
-			`name="start" value="2026-11-24T09:00"`, `name="professional_id" value="`+itoa(pro)+`"`, `name="return" value="today"`)
-		for _, taken := range []string{"2026-11-23T11:00", "2026-11-23T09:00", "2026-11-24T17:00"} {
-			if strings.Contains(p.Body, `value="`+taken+`"`) {
+		u.get(path).must(t, http.StatusOK).contains(t, "María García", "Free slots on Monday 23 November", "?date=2026-11-24&amp;return=today")
+		p := u.get(path+"?date=2026-11-24").must(t, http.StatusOK).contains(t, "Free slots on Tuesday 24 November",
+			"start=2026-11-24T09%3A00", "with="+itoa(pro), "?date=2026-11-23")
+		for _, taken := range []string{"2026-11-23T11%3A00", "2026-11-23T09%3A00", "2026-11-24T17%3A00"} {
+			if strings.Contains(p.Body, "start="+taken) {
 				t.Errorf("slot %s offered", taken)
 			}
 		}
+		u.get(path+"?date=2026-11-24&start=2026-11-24T16:30&with="+itoa(pro)).must(t, http.StatusOK).
+			contains(t, "Confirm the move", `name="start" value="2026-11-24T16:30"`, `name="professional_id" value="`+itoa(pro)+`"`, `name="return" value="today"`)
 		q := u.post(path, url.Values{"start": {"2026-11-24T16:30"}, "professional_id": {itoa(pro)}, "return": {"today"}})
 		if want := "/app/today?date=2026-11-24#appt-" + itoa(id); q.Location != want {
 			t.Fatalf("reschedule -> %q, want %q", q.Location, want)
