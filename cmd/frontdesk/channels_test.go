@@ -309,7 +309,9 @@ func TestChannelsEndToEnd(t *testing.T) {
 			if !m.TLS || m.To[0] != "iker@example.com" || !strings.Contains(m.Data, "Iker") {
 				t.Fatalf("mail %+v", m)
 			}
-			if r := e.find("booking_confirmation", "+34600222444", "sent"); r == nil || r.ChannelKey == nil || *r.ChannelKey != "mail" {
+			// The server has the mail before the worker records it as sent.
+			e.waitFor("the mail's outbox row", func() bool { return e.find("booking_confirmation", "+34600222444", "sent") != nil })
+			if r := e.find("booking_confirmation", "+34600222444", "sent"); r.ChannelKey == nil || *r.ChannelKey != "mail" {
 				t.Fatalf("mail outbox row: %+v", e.outbox())
 			}
 		})
