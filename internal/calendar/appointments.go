@@ -38,6 +38,8 @@ type AppointmentView struct {
 	ProfessionalName   string
 	EventTypeID        int64
 	EventTypeName      string
+	ArrivedAt          time.Time // zero unless the patient was marked arrived
+	StatusChangedAt    time.Time // the front desk's last status change; zero if none
 }
 
 // ProfessionalRef is a calendar profile by name, for pickers and filters.
@@ -65,7 +67,7 @@ func ProfessionalRefs(ctx context.Context, q db.Querier, acct account.Account) (
 	return out, rows.Err()
 }
 
-const appointmentSelect = `SELECT a.id, a.start_at, a.end_at, a.status, a.source, a.confirmation_status, a.notes,
+const appointmentSelect = `SELECT a.id, a.start_at, a.end_at, a.status, a.source, a.confirmation_status, a.notes, a.arrived_at, a.status_changed_at,
 		c.id, c.first_name, c.last_name, c.phone_cc, c.phone_national, s.id, s.name, s.color, p.id, p.name, e.id, e.name
 	FROM appointments a JOIN clients c ON c.id = a.client_id JOIN services s ON s.id = a.service_id
 	JOIN professionals p ON p.id = a.professional_id JOIN event_types e ON e.id = a.event_type_id`
@@ -78,13 +80,21 @@ func scanAppointment(row interface{ Scan(...any) error }) (AppointmentView, erro
 		cc           sql.NullInt64
 		national     sql.NullString
 		serviceColor string
+		arrived      sql.NullInt64
+		changed      sql.NullInt64
 	)
-	err := row.Scan(&a.ID, &start, &end, &a.Status, &a.Source, &a.ConfirmationStatus, &a.Notes,
+	err := row.Scan(&a.ID, &start, &end, &a.Status, &a.Source, &a.ConfirmationStatus, &a.Notes, &arrived, &changed,
 		&a.ClientID, &first, &last, &cc, &national, &a.ServiceID, &a.ServiceName, &serviceColor, &a.ProfessionalID, &a.ProfessionalName, &a.EventTypeID, &a.EventTypeName)
 	if err != nil {
 		return a, err
 	}
 	a.StartAt, a.EndAt = db.Time(start), db.Time(end)
+	if arrived.Valid {
+		a.ArrivedAt = db.Time(arrived.Int64)
+	}
+	if changed.Valid {
+		a.StatusChangedAt = db.Time(changed.Int64)
+	}
 	a.ClientName = contact.DisplayName(first, last)
 	if national.Valid {
 		a.ClientPhone = phone.Number{CountryCode: int(cc.Int64), National: national.String}.E164()

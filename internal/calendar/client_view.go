@@ -39,3 +39,52 @@ func ClientAppointments(ctx context.Context, q db.Querier, acct account.Account,
 	}
 	return upcoming, past, rows.Err()
 }
+
+// LateCancelWindow is how close to the start a cancellation counts as late
+// when the service's booking rules set no cancel_cutoff.
+const LateCancelWindow = 24 * time.Hour
+
+// Attendance is what a client's page says of the client's record: how
+// many appointments the client missed, and how many were cancelled late.
+type Attendance struct {
+	NoShows, LateCancels int
+}
+
+// ClientAttendance counts the client's no_show appointments and the late
+// cancels (docs/check-in.md): cancelled less than the service's
+// cancel_cutoff before the start, or LateCancelWindow when it sets none.
+// A cancelled appointment's last change is its cancellation.
+func ClientAttendance(ctx context.Context, q db.Querier, acct account.Account, clientID int64) (Attendance, error) {
+	var out Attendance
+	book, err := loadRuleBook(ctx, q, acct)
+	if err != nil {
+		return out, err
+	}
+	rows, err := q.Query(ctx, `SELECT status, service_id, start_at, updated_at FROM appointments
+		WHERE account_id = ? AND client_id = ? AND status IN (?, ?)`, acct.ID, clientID, StatusNoShow, StatusCancelled)
+	if err != nil {
+		return out, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			status                  string
+			service, start, updated int64
+		)
+		if err := rows.Scan(&status, &service, &start, &updated); err != nil {
+			return out, err
+		}
+		if status == StatusNoShow {
+			out.NoShows++
+			continue
+		}
+		window := book.of(service).CancelCutoff
+		if window <= 0 {
+			window = LateCancelWindow
+		}
+		if db.Time(start).Sub(db.Time(updated)) < window {
+			out.LateCancels++
+		}
+	}
+	return out, rows.Err()
+}

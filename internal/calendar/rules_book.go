@@ -65,7 +65,7 @@ func ruleBreaks(ctx context.Context, tx *db.Tx, acct account.Account, svc *servi
 	wlo, whi := lo-int64(r.BufferBefore)*microsPerMinute, hi+int64(r.BufferAfter)*microsPerMinute
 	if book.maxBuffer > 0 {
 		rows, err := tx.Query(ctx, `SELECT service_id, start_at, end_at FROM appointments
-			WHERE account_id = ? AND professional_id = ? AND status = 'booked' AND end_at > ? AND start_at < ?`,
+			WHERE account_id = ? AND professional_id = ? AND status IN ('booked', 'arrived') AND end_at > ? AND start_at < ?`,
 			acct.ID, pro.ID, wlo-book.maxBuffer, whi+book.maxBuffer)
 		if err != nil {
 			return nil, fmt.Errorf("load neighbouring appointments: %w", err)

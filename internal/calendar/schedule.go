@@ -195,7 +195,7 @@ func freeTime(ctx context.Context, q db.Querier, acct account.Account, pros []*p
 		widen, service = rules.maxBuffer, "service_id"
 	}
 	rows, err := q.Query(ctx, `SELECT professional_id, `+service+`, start_at, end_at FROM appointments
-		WHERE account_id = ? AND status = 'booked' AND end_at > ? AND start_at < ? AND professional_id IN `+in,
+		WHERE account_id = ? AND status IN ('booked', 'arrived') AND end_at > ? AND start_at < ? AND professional_id IN `+in,
 		append([]any{acct.ID, lo - widen, hi + widen}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("load appointments: %w", err)

@@ -86,7 +86,7 @@ func bookingWarnings(ctx context.Context, q db.Querier, acct account.Account, pr
 	}
 
 	rows, err := q.Query(ctx, `SELECT id, start_at, end_at FROM appointments
-		WHERE account_id = ? AND professional_id = ? AND status = 'booked' AND end_at > ? AND start_at < ?
+		WHERE account_id = ? AND professional_id = ? AND status IN ('booked', 'arrived') AND end_at > ? AND start_at < ?
 		ORDER BY start_at, id`, acct.ID, pro.ID, lo, hi)
 	if err != nil {
 		return nil, fmt.Errorf("load overlapping appointments: %w", err)

@@ -1,7 +1,7 @@
 package contact
 
 // Finding and editing clients by hand (the dashboard's client pages):
-// search, edits with their checks, tags.
+// edits with their checks, tags. The search is search.go.
 
 import (
 	"context"
@@ -12,50 +12,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
-	"github.com/frontdesk/frontdesk/internal/phone"
 )
-
-// SearchClients finds clients by name (accent- and case-insensitive
-// substring of "first last"), phone digits or e-mail; an empty query lists
-// the newest. It returns at most limit clients and the number matching.
-func SearchClients(ctx context.Context, q db.Querier, acct account.Account, query string, limit int) ([]Client, int, error) {
-	where, args := "c.account_id = ?", []any{acct.ID}
-	if query = strings.TrimSpace(query); query != "" {
-		conds := []string{"c.name_search LIKE ?", "LOWER(c.first_name || ' ' || c.last_name) LIKE ?", "c.email_norm LIKE ?"}
-		like := "%" + escapeLike(strings.ToLower(query)) + "%"
-		args = append(args, "%"+escapeLike(SearchName(query, ""))+"%", like, like)
-		if digits := phone.Digits(query); len(digits) >= 3 {
-			conds = append(conds, "c.phone_national LIKE ?", "(CAST(c.phone_cc AS TEXT) || c.phone_national) LIKE ?")
-			args = append(args, "%"+digits+"%", "%"+digits+"%")
-		}
-		for i := range conds {
-			conds[i] += ` ESCAPE '\'`
-		}
-		where += " AND (" + strings.Join(conds, " OR ") + ")"
-	}
-	var total int
-	if err := q.QueryRow(ctx, `SELECT COUNT(*) FROM clients c WHERE `+where, args...).Scan(&total); err != nil {
-		return nil, 0, err
-	}
-	rows, err := q.Query(ctx, `SELECT `+Columns+` FROM clients c WHERE `+where+` ORDER BY c.updated_at DESC, c.id DESC LIMIT ?`, append(args, limit)...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	var out []Client
-	for rows.Next() {
-		c, err := Scan(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, c)
-	}
-	return out, total, rows.Err()
-}
-
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
 
 // GetClient loads one client of the account, or NOT_FOUND.
 func GetClient(ctx context.Context, q db.Querier, acct account.Account, id int64) (Client, error) {
@@ -141,10 +98,10 @@ func UpdateClient(ctx context.Context, store *db.DB, acct account.Account, id in
 	if len(data) >= 16<<10 {
 		return errs.New(errs.ValidationError, "Custom fields must stay under 16 KB.")
 	}
-	res, err := store.Exec(ctx, `UPDATE clients SET first_name = ?, last_name = ?, name_search = ?, email = ?, email_norm = ?,
+	res, err := store.Exec(ctx, `UPDATE clients SET first_name = ?, last_name = ?, name_search = ?, search_text = ?, email = ?, email_norm = ?,
 			company = ?, timezone = ?, lead_value = ?, data = ?, updated_at = ?
 		WHERE account_id = ? AND id = ?`,
-		u.FirstName, u.LastName, SearchName(u.FirstName, u.LastName), db.Null(u.Email), db.Null(NormEmail(u.Email)),
+		u.FirstName, u.LastName, SearchName(u.FirstName, u.LastName), SearchText(u.FirstName, u.LastName, u.Email), db.Null(u.Email), db.Null(NormEmail(u.Email)),
 		db.Null(u.Company), db.Null(u.Timezone), lead, string(data), db.Micros(now), acct.ID, id)
 	if err != nil {
 		return err

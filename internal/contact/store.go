@@ -247,7 +247,7 @@ func InsertMany(ctx context.Context, tx *db.Tx, acct account.Account, clients []
 	for i, c := range clients {
 		rows[i] = insertRow(ids[i], acct, c, now)
 	}
-	err = db.InsertMany(ctx, tx, `INSERT INTO clients (id, account_id, first_name, last_name, name_search, phone_cc, phone_national,
+	err = db.InsertMany(ctx, tx, `INSERT INTO clients (id, account_id, first_name, last_name, name_search, search_text, phone_cc, phone_national,
 		email, email_norm, company, timezone, data, lead_value, created_at, updated_at)`, rows, "")
 	if err != nil {
 		return nil, fmt.Errorf("insert clients: %w", err)
@@ -273,7 +273,7 @@ func insertRow(id int64, acct account.Account, c New, now time.Time) []any {
 		lead = *c.LeadValue
 	}
 	return []any{id, acct.ID, strings.TrimSpace(c.FirstName), strings.TrimSpace(c.LastName), SearchName(c.FirstName, c.LastName),
-		cc, national, email, emailNorm, db.Null(strings.TrimSpace(c.Company)), db.Null(c.Timezone), string(b), lead, db.Micros(now), db.Micros(now)}
+		SearchText(c.FirstName, c.LastName, c.Email), cc, national, email, emailNorm, db.Null(strings.TrimSpace(c.Company)), db.Null(c.Timezone), string(b), lead, db.Micros(now), db.Micros(now)}
 }
 
 // Keys are what can make two transactions of one account create or merge

@@ -25,11 +25,13 @@ type clientsView struct {
 	Q       string
 	Clients []contact.Client
 	Total   int
+	Single  bool // a search found exactly one client: its link has the focus, Enter opens it
 }
 
 func (clientsView) isPage() {}
 
-// clientsPage handles "GET /app/clients?q=".
+// clientsPage handles "GET /app/clients?q=": the one client search
+// (contact.SearchClients, docs/patient-search.md).
 func (d *Dashboard) clientsPage(w http.ResponseWriter, r *http.Request, s *session) error {
 	q, err := searchTerm(r.URL.Query().Get("q"))
 	if err != nil {
@@ -39,7 +41,7 @@ func (d *Dashboard) clientsPage(w http.ResponseWriter, r *http.Request, s *sessi
 	if err != nil {
 		return err
 	}
-	d.render(w, r, s, http.StatusOK, "clients", "Clients", "clients", clientsView{Q: q, Clients: list, Total: total})
+	d.render(w, r, s, http.StatusOK, "clients", "Clients", "clients", clientsView{Q: q, Clients: list, Total: total, Single: q != "" && total == 1})
 	return nil
 }
 
@@ -113,6 +115,7 @@ type clientView struct {
 	Lead            string
 	Phone           *string
 	Upcoming, Past  []calendar.AppointmentView
+	Attendance      calendar.Attendance
 	Entries         []waitlist.ClientEntry
 	Cards           []pipeline.ClientCard
 	Conversations   []chat.Conversation
@@ -149,6 +152,10 @@ func (d *Dashboard) clientPage(w http.ResponseWriter, r *http.Request, s *sessio
 	if err != nil {
 		return err
 	}
+	attendance, err := calendar.ClientAttendance(ctx, d.db, acct, id)
+	if err != nil {
+		return err
+	}
 	entries, err := waitlist.ClientEntries(ctx, d.db, acct, id, now)
 	if err != nil {
 		return err
@@ -176,7 +183,7 @@ func (d *Dashboard) clientPage(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	d.render(w, r, s, http.StatusOK, "client", c.Name(), "clients", clientView{
 		Client: c, Tags: tags, DataJSON: string(data), Lead: lead, Phone: c.PhoneE164(),
-		Upcoming: upcoming, Past: past, Entries: entries, Cards: cards, Conversations: convs, Consent: consent,
+		Upcoming: upcoming, Past: past, Attendance: attendance, Entries: entries, Cards: cards, Conversations: convs, Consent: consent,
 		Lists: lists, Services: services, TimePreferences: waitlist.TimePreferences, NotesMax: waitlist.MaxNotesLen,
 		Label: valueLabel(s),
 	})

@@ -70,8 +70,10 @@ func TestBadInputIsRefused(t *testing.T) {
 			u.get("/app/clients?q="+strings.Repeat("é", 200)).must(t, http.StatusOK).contains(t, "No client matches")
 		})
 
+		// The client search cuts words at punctuation (docs/patient-search.md),
+		// so a wildcard can only reach SQL inside an e-mail word.
 		t.Run("LIKE wildcards match literally", func(t *testing.T) {
-			for _, q := range []string{"%", "_", `\`, "%%", "a%", "_e"} {
+			for _, q := range []string{"%", "_", `\`, "%%", "m_ria@example.com", "mar%a@example"} {
 				u.get("/app/clients?q="+url.QueryEscape(q)).must(t, http.StatusOK).contains(t, "No client matches")
 				u.get("/app/conversations?search="+url.QueryEscape(q)).must(t, http.StatusOK)
 			}

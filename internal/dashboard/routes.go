@@ -53,6 +53,7 @@ func (d *Dashboard) routes() {
 	d.page("GET "+Prefix+"book", d.bookPage)
 	d.action("POST "+Prefix+"book", d.book)
 	d.action("POST "+Prefix+"appointments/{appointment_id}/status", d.markStatus)
+	d.action("POST "+Prefix+"appointments/{appointment_id}/undo", d.undoStatus)
 	d.page("GET "+Prefix+"appointments/{appointment_id}/reschedule", d.reschedulePage)
 
 	// Clients (clients.go).

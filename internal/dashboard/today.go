@@ -28,22 +28,22 @@ const gridStep = 15
 // week, its choices (service, professional, view) and links, and the
 // day's counts.
 type todayView struct {
-	Grid                    *grid
-	View                    string
-	Day, From               time.Time
-	IsToday                 bool
-	Date                    string
-	Services                []calendar.Service
-	Service                 *calendar.Service
-	ServiceID               int64
-	Pros                    []calendar.ProfessionalSchedule
-	ProID                   int64
-	Prev, Next, TodayURL    string
-	DayURL, WeekURL         string
-	Booked, Cancelled, Done int
-	Held, Free, Unread      int
-	Zone                    string
-	Back                    string // this page, for the actions to return to
+	Grid                             *grid
+	View                             string
+	Day, From                        time.Time
+	IsToday                          bool
+	Date                             string
+	Services                         []calendar.Service
+	Service                          *calendar.Service
+	ServiceID                        int64
+	Pros                             []calendar.ProfessionalSchedule
+	ProID                            int64
+	Prev, Next, TodayURL             string
+	DayURL, WeekURL                  string
+	Booked, Arrived, Cancelled, Done int
+	Held, Free, Unread               int
+	Zone                             string
+	Back                             string // this page, for the actions to return to
 }
 
 func (todayView) isPage() {}
@@ -174,8 +174,13 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 			continue
 		}
 		if c := column(a.StartAt, a.ProfessionalID, a.ProfessionalName); c != nil {
-			c.Items = append(c.Items, &gridItem{Start: a.StartAt, End: a.EndAt, Appt: a,
-				CanMark: a.Status == calendar.StatusBooked && !a.StartAt.After(nowUTC)})
+			it := &gridItem{Start: a.StartAt, End: a.EndAt, Appt: a, CanUndo: calendar.CanUndoStatus(*a, nowUTC, loc)}
+			for _, st := range calendar.OutcomeStatuses {
+				if calendar.CanMarkStatus(*a, st, nowUTC, loc) {
+					it.Marks = append(it.Marks, st)
+				}
+			}
+			c.Items = append(c.Items, it)
 		}
 	}
 	holds, err := waitlist.OfferedSlots(ctx, d.db, s.Account, waitlist.OfferFilter{From: from, To: to, ProfessionalID: proID, HeldAt: nowUTC})
@@ -245,7 +250,7 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 		Services: services, Service: svc, ServiceID: svcID, Pros: scheds, ProID: proID,
 		Prev: link(day.AddDate(0, 0, -step)), Next: link(day.AddDate(0, 0, step)), TodayURL: link(today),
 		DayURL: viewLink(day, "day", svcID), WeekURL: viewLink(day, "week", svcID),
-		Booked: counts[calendar.StatusBooked], Cancelled: counts[calendar.StatusCancelled],
+		Booked: counts[calendar.StatusBooked], Arrived: counts[calendar.StatusArrived], Cancelled: counts[calendar.StatusCancelled],
 		Done: counts[calendar.StatusCompleted] + counts[calendar.StatusNoShow],
 		Held: len(holds), Free: free, Unread: unread, Zone: loc.String(), Back: r.URL.RequestURI(),
 	})

@@ -129,6 +129,10 @@ func (d *Dashboard) bookPage(w http.ResponseWriter, r *http.Request, s *session)
 	return nil
 }
 
+// searchBookingClients finds the clients of the form's q with the one
+// client search (contact.SearchClients). When the form has no client
+// chosen yet and exactly one client matches, that client is chosen, so
+// "Book" books for the client found without another click.
 func (d *Dashboard) searchBookingClients(r *http.Request, s *session, v *bookView) error {
 	q, err := searchTerm(v.Form.Q)
 	if err != nil || q == "" {
@@ -136,6 +140,9 @@ func (d *Dashboard) searchBookingClients(r *http.Request, s *session, v *bookVie
 	}
 	v.Matches, _, err = contact.SearchClients(r.Context(), d.db, s.Account, q, 20)
 	v.Searched = true
+	if err == nil && len(v.Matches) == 1 && r.Form.Get("client_id") == "" {
+		v.Form.ClientID = strconv.FormatInt(v.Matches[0].ID, 10)
+	}
 	return err
 }
 

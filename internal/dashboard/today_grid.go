@@ -53,7 +53,8 @@ type gridItem struct {
 	Col         int
 	lane        int
 	Appt        *calendar.AppointmentView
-	CanMark     bool // booked and started: no-show or completed may be marked
+	Marks       []string // the statuses it may be marked now (calendar.CanMarkStatus)
+	CanUndo     bool     // its last status change is today's: it may be undone
 	Hold        *waitlist.OfferedSlot
 	BookURL     string
 	ProName     string

@@ -26,7 +26,7 @@ func at(day, hm string) time.Time {
 
 // item is the grid item of the page with that id attribute ("" when absent).
 func (p page) item(id string) string {
-	return regexp.MustCompile(`(?s)<div id="` + regexp.QuoteMeta(id) + `"[^>]*>.*?</p>\s*(?:<p>.*?</details>)?\s*</div>`).FindString(p.Body)
+	return regexp.MustCompile(`(?s)<div id="` + regexp.QuoteMeta(id) + `"[^>]*>.*?(?:<div id="(?:appt|hold)-|<a class="tg-item|\z)`).FindString(p.Body)
 }
 
 // bookLink is the grid's "Book" link for a free slot starting at start.
@@ -84,8 +84,9 @@ func TestTodayGrid(t *testing.T) {
 			not  []string
 		}{
 			{past, []string{"09:00–09:30", "María García", "✓ confirmed", "/app/appointments/" + itoa(past) + "/status", `value="no_show"`, "/reschedule"}, nil},
-			{later, []string{"11:00–11:30", "Pedro Sánchez", "✗ declined", "/reschedule"}, []string{"/status"}},
-			{pending, []string{"16:00–16:30", "? pending"}, []string{"/status"}},
+			// Not started yet: the patient may arrive, nothing else is marked.
+			{later, []string{"11:00–11:30", "Pedro Sánchez", "✗ declined", "/reschedule", `value="arrived"`}, []string{`value="no_show"`, `value="completed"`}},
+			{pending, []string{"16:00–16:30", "? pending", `value="arrived"`}, []string{`value="no_show"`, `value="completed"`}},
 			{done, []string{"09:30–10:00", "✗ no-show", "st-no_show"}, []string{"/status", "/reschedule"}},
 		} {
 			got := p.item("appt-" + itoa(tc.id))
@@ -308,9 +309,9 @@ func TestMarkAppointmentStatus(t *testing.T) {
 			now    string // the appointment's status after
 		}{
 			{"not started", future, "no_show", "has not started yet", "booked"},
-			{"unknown status", past, "missed", "Choose no-show or completed.", "booked"},
+			{"unknown status", past, "missed", "Choose arrived, no-show or completed.", "booked"},
 			{"no-show", past, "no_show", "Appointment of Lola on Mon 23 Nov 09:00 marked no-show.", "no_show"},
-			{"only once", past, "completed", "Only booked appointments can be marked; this one is no-show.", "no_show"},
+			{"only once", past, "completed", "This appointment is no-show: it cannot be marked completed.", "no_show"},
 			{"completed", other, "completed", "marked completed", "completed"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {

@@ -51,7 +51,10 @@ func goMigrations(e Engine) []*goose.Migration {
 		up = func(ctx context.Context, tx *sql.Tx) error { return rebuildIDs(ctx, tx, true) }
 		down = func(ctx context.Context, tx *sql.Tx) error { return rebuildIDs(ctx, tx, false) }
 	}
-	return []*goose.Migration{goose.NewGoMigration(21, &goose.GoFunc{RunTx: up}, &goose.GoFunc{RunTx: down})}
+	return []*goose.Migration{
+		goose.NewGoMigration(21, &goose.GoFunc{RunTx: up}, &goose.GoFunc{RunTx: down}),
+		searchTextMigration(e),
+	}
 }
 
 func noop(context.Context, *sql.Tx) error { return nil }

@@ -74,6 +74,17 @@ webhooks: [{key: all, url: "` + recv.URL + `", secret: whsec}]`))
 		if err := calendar.CancelAppointment(t.Context(), store, acct, movedID, calendar.Change{By: calendar.ByAPI, Reason: "moved away"}, h.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
+		// The front desk's check-in and its undo (docs/check-in.md).
+		arrived := h.do("POST", "/api/v2/public/calendar/events", acmeKey, map[string]any{
+			"client": map[string]any{"phone": "+34611777006", "first_name": "Ada"}, "service_id": ids.Services["cleaning"],
+			"professional_id": ids.Professionals["lopez"], "event_type_id": ids.EventTypes["visit"],
+			"start_at": "2026-11-23T11:00:00", "end_at": "2026-11-23T11:30:00", "timezone": "Europe/Madrid"}).must(t, 200)
+		if _, err := calendar.MarkAppointmentStatus(t.Context(), store, acct, int64(arrived.num("data", "id")), calendar.StatusArrived, h.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := calendar.UndoAppointmentStatus(t.Context(), store, acct, int64(arrived.num("data", "id")), h.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
 		// A dry run and a refused request emit nothing.
 		ingest(h, webNode, map[string]any{"clients": rows(map[string]any{"phone_number": "+34611777004"}), "dry_run": true}).must(t, 200)
 
@@ -103,7 +114,8 @@ webhooks: [{key: all, url: "` + recv.URL + `", secret: whsec}]`))
 			}
 		}
 		sort.Strings(types)
-		want := []string{"appointment.booked", "appointment.booked", "appointment.cancelled", "appointment.rescheduled", "chat.conversation_updated", "pipeline.client_moved", "pipeline.client_placed",
+		want := []string{"appointment.booked", "appointment.booked", "appointment.booked", "appointment.cancelled", "appointment.rescheduled",
+			"appointment.status_changed", "appointment.status_changed", "chat.conversation_updated", "pipeline.client_moved", "pipeline.client_placed",
 			"pipeline.client_removed", "waitlist.entry_created", "waitlist.entry_resolved"}
 		if strings.Join(types, " ") != strings.Join(want, " ") {
 			t.Errorf("events:\n got %v\nwant %v", types, want)
@@ -112,7 +124,7 @@ webhooks: [{key: all, url: "` + recv.URL + `", secret: whsec}]`))
 		// hook (appointment.booked only, unreachable host) failed and waits
 		// for its retry.
 		deliveries, err := jobs.ListDeliveries(t.Context(), store, acct, 50)
-		if err != nil || len(deliveries) != 12 {
+		if err != nil || len(deliveries) != 16 {
 			t.Fatalf("deliveries: %+v %v", deliveries, err)
 		}
 		for _, d := range deliveries {

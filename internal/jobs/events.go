@@ -27,8 +27,8 @@ const (
 	EventChatConversationUpdate = "chat.conversation_updated"
 )
 
-// EventAppointmentStatusChanged: the dashboard marked a booked appointment
-// no_show or completed (calendar.MarkAppointmentStatus).
+// EventAppointmentStatusChanged: the front desk marked an appointment
+// arrived, no_show or completed, or undid that (calendar.MarkAppointmentStatus).
 const EventAppointmentStatusChanged = "appointment.status_changed"
 
 // EventTypes lists every event type a webhook can subscribe to.

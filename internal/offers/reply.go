@@ -96,7 +96,7 @@ func Reply(ctx context.Context, tx *db.Tx, acct account.Account, clientID int64,
 	// (booked before the offer's hold existed, or through a path that does
 	// not release): then the seat is gone.
 	var busy int
-	if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM appointments WHERE account_id = ? AND professional_id = ? AND status = 'booked'
+	if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM appointments WHERE account_id = ? AND professional_id = ? AND status IN ('booked', 'arrived')
 		AND start_at < ? AND end_at > ?`, acct.ID, proID, *end, *start).Scan(&busy); err != nil {
 		return ReplyResult{}, err
 	}

@@ -29,7 +29,7 @@ func (b *batch) write(ctx context.Context) error {
 			if b.changed[i] {
 				m := b.merged[i]
 				data, _ := json.Marshal(m.Data)
-				updates = append(updates, []any{b.matched[i].ID, m.FirstName, m.LastName, contact.SearchName(m.FirstName, m.LastName),
+				updates = append(updates, []any{b.matched[i].ID, m.FirstName, m.LastName, contact.SearchName(m.FirstName, m.LastName), contact.SearchText(m.FirstName, m.LastName, m.Email),
 					db.Null(m.Email), db.Null(contact.NormEmail(m.Email)), db.Null(m.Company), db.Null(m.Timezone), string(data), us})
 			}
 		}
@@ -44,9 +44,9 @@ func (b *batch) write(ctx context.Context) error {
 	}
 	if len(updates) > 0 {
 		err := db.UpdateMany(ctx, b.tx, "clients",
-			[]string{"id", "first_name", "last_name", "name_search", "email", "email_norm", "company", "timezone", "data", "updated_at"},
-			[]string{"BIGINT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "BIGINT"},
-			`first_name = v.first_name, last_name = v.last_name, name_search = v.name_search, email = v.email, email_norm = v.email_norm,
+			[]string{"id", "first_name", "last_name", "name_search", "search_text", "email", "email_norm", "company", "timezone", "data", "updated_at"},
+			[]string{"BIGINT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "BIGINT"},
+			`first_name = v.first_name, last_name = v.last_name, name_search = v.name_search, search_text = v.search_text, email = v.email, email_norm = v.email_norm,
 			 company = v.company, timezone = v.timezone, data = v.data, updated_at = v.updated_at`, nil, updates)
 		if err != nil {
 			return fmt.Errorf("merge clients: %w", err)

@@ -41,12 +41,15 @@ func (ap *applier) clients(ctx context.Context) error {
 			data = map[string]any{}
 		}
 		has := cl.keys.has
-		// The search name is made of both names: a file that gives one
-		// keeps the stored other.
-		first, last := cl.FirstName, cl.LastName
-		if !has("first_name") || !has("last_name") {
-			var f, l string
-			err := ap.tx.QueryRow(ctx, `SELECT first_name, last_name FROM clients WHERE account_id = ? AND file_key = ?`, ap.acct.ID, cl.Key).Scan(&f, &l)
+		// The search name and text are made of both names and the e-mail: a
+		// file that gives only some keeps the stored others.
+		first, last, mail := cl.FirstName, cl.LastName, ""
+		if cl.Email != nil {
+			mail = *cl.Email
+		}
+		if !has("first_name") || !has("last_name") || !has("email") {
+			var f, l, e string
+			err := ap.tx.QueryRow(ctx, `SELECT first_name, last_name, COALESCE(email, '') FROM clients WHERE account_id = ? AND file_key = ?`, ap.acct.ID, cl.Key).Scan(&f, &l, &e)
 			if err != nil && !db.IsNoRows(err) {
 				return err
 			}
@@ -56,11 +59,15 @@ func (ap *applier) clients(ctx context.Context) error {
 			if !has("last_name") {
 				last = l
 			}
+			if !has("email") {
+				mail = e
+			}
 		}
 		var fs fields
 		fs.add(has("first_name"), "first_name", cl.FirstName)
 		fs.add(has("last_name"), "last_name", cl.LastName)
 		fs.add(has("first_name") || has("last_name"), "name_search", contact.SearchName(first, last))
+		fs.add(has("first_name") || has("last_name") || has("email"), "search_text", contact.SearchText(first, last, mail))
 		fs.add(has("phone"), "phone_cc", cc)
 		fs.add(has("phone"), "phone_national", national)
 		fs.add(has("email"), "email", email)

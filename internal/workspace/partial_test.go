@@ -130,7 +130,7 @@ func TestPartialFileKeepsUnmentionedFields(t *testing.T) {
 			[]string{"default_lead_value"}, []string{"round_robin", "Website"}},
 		{"input node strategy", "input_nodes", "account: {slug: acme}\npipelines: [{key: sales, input_nodes: [{key: web, assignment: {strategy: least_loaded}}]}]",
 			[]string{"assignment_strategy"}, nil},
-		{"client last name", "clients", "account: {slug: acme}\nclients: [{key: maria, last_name: Pérez}]", []string{"last_name", "name_search"},
+		{"client last name", "clients", "account: {slug: acme}\nclients: [{key: maria, last_name: Pérez}]", []string{"last_name", "name_search", "search_text"},
 			[]string{"maria@example.com", "gold", "600111222"}},
 		{"client company", "clients", "account: {slug: acme}\nclients: [{key: maria, company: Acme}]", []string{"company"}, []string{"María"}},
 		{"client tags and cards kept", "client_tags", "account: {slug: acme}\nclients: [{key: maria, first_name: Mary}]", nil, nil},
