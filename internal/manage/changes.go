@@ -87,6 +87,19 @@ func (a appointment) view(acct account.Account, now time.Time) View {
 // in one transaction. After the cutoff, once started, or when no longer
 // booked: CHANGE_NOT_ALLOWED.
 func Cancel(ctx context.Context, store *db.DB, token, reason string, now time.Time) (View, error) {
+	return change(ctx, store, token, now, func(tx *db.Tx, acct account.Account, a appointment) (appointment, error) {
+		_, err := calendar.CancelAppointmentTx(ctx, tx, acct, a.ID, calendar.Change{By: calendar.ByPatient, Reason: reason}, now)
+		a.Status = calendar.StatusCancelled
+		return a, err
+	})
+}
+
+// change is what every patient's change shares, in one transaction: the
+// appointment the token names, the rule that it may still change (else
+// CHANGE_NOT_ALLOWED, also when it changed meanwhile), the change itself,
+// and the time it leaves offered to the waiting lists at once.
+func change(ctx context.Context, store *db.DB, token string, now time.Time,
+	apply func(tx *db.Tx, acct account.Account, a appointment) (appointment, error)) (View, error) {
 	var out View
 	err := store.Transact(ctx, func(tx *db.Tx) error {
 		acct, a, err := find(ctx, tx, token, now)
@@ -96,17 +109,17 @@ func Cancel(ctx context.Context, store *db.DB, token, reason string, now time.Ti
 		if !a.changeable(now) {
 			return ErrChangeNotAllowed
 		}
-		_, err = calendar.CancelAppointmentTx(ctx, tx, acct, a.ID, calendar.Change{By: calendar.ByPatient, Reason: reason}, now)
-		if errs.Is(err, errs.ValidationError) { // cancelled meanwhile
+		freed := a.ProfessionalID
+		a, err = apply(tx, acct, a)
+		if errs.Is(err, errs.ValidationError) { // changed meanwhile
 			return ErrChangeNotAllowed
 		}
 		if err != nil {
 			return err
 		}
-		if err := offers.OfferFreedTime(ctx, tx, acct, a.ProfessionalID, now); err != nil {
+		if err := offers.OfferFreedTime(ctx, tx, acct, freed, now); err != nil {
 			return err
 		}
-		a.Status = calendar.StatusCancelled
 		out = a.view(acct, now)
 		return nil
 	})
@@ -120,41 +133,22 @@ func Cancel(ctx context.Context, store *db.DB, token, reason string, now time.Ti
 // confirmation asked afresh, and the time it leaves offered to the waiting
 // lists. The rules of Cancel apply.
 func Reschedule(ctx context.Context, store *db.DB, token string, start calendar.WallTime, professionalID *int64, now time.Time) (View, error) {
-	var out View
-	err := store.Transact(ctx, func(tx *db.Tx) error {
-		acct, a, err := find(ctx, tx, token, now)
-		if err != nil {
-			return err
-		}
-		if !a.changeable(now) {
-			return ErrChangeNotAllowed
-		}
+	return change(ctx, store, token, now, func(tx *db.Tx, acct account.Account, a appointment) (appointment, error) {
 		// The first professional free then, when none is named; the move
 		// itself takes that professional's booking lock and checks the
 		// slot again under it (the calendar's one move rule).
 		slot, err := listedSlot(ctx, tx, acct, a.ServiceID, start, professionalID, now)
 		if err != nil {
-			return err
+			return a, err
 		}
 		moved, err := calendar.MoveAppointmentTx(ctx, tx, acct, calendar.MoveRequest{AppointmentID: a.ID, Start: slot.StartAtUTC,
 			ProfessionalID: slot.Professional.ID, Change: calendar.Change{By: calendar.ByPatient}}, now)
 		if errs.Is(err, errs.SlotNotAvailable) {
-			return ErrSlotNotAvailable
-		}
-		if errs.Is(err, errs.ValidationError) { // changed meanwhile
-			return ErrChangeNotAllowed
-		}
-		if err != nil {
-			return err
-		}
-		if err := offers.OfferFreedTime(ctx, tx, acct, a.ProfessionalID, now); err != nil {
-			return err
+			return a, ErrSlotNotAvailable
 		}
 		a.AppointmentView = moved.Appointment
-		out = a.view(acct, now)
-		return nil
+		return a, err
 	})
-	return out, err
 }
 
 // ErrSlotNotAvailable refuses a move to a time that is not a listed slot.
