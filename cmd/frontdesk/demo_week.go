@@ -82,8 +82,8 @@ var demoToday = []demoSlot{
 type demoOutcome int
 
 const (
-	demoCompleted demoOutcome = iota // arrived, then completed
-	demoCompletedOnly                // completed without an arrival mark
+	demoCompleted     demoOutcome = iota // arrived, then completed
+	demoCompletedOnly                    // completed without an arrival mark
 	demoNoShow
 	demoArrived // in the waiting room now
 	demoCancelled
