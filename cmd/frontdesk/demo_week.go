@@ -19,6 +19,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/chat"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/offers"
+	"github.com/frontdesk/frontdesk/internal/waitlist"
 )
 
 // demoVisit is one appointment of the demo week: who, with whom, what.
@@ -133,7 +134,7 @@ func seedDemoWeek(ctx context.Context, store *db.DB, acct account.Account, now t
 			}
 			continue
 		}
-		for i, s := range demoWorkday(day.Weekday()) {
+		for _, s := range demoWorkday(day.Weekday()) {
 			start := time.Date(day.Year(), day.Month(), day.Day(), 0, s.at, 0, 0, loc)
 			id, err := demoBook(ctx, store, acct, s.demoVisit, start, n, now)
 			if err != nil {
@@ -141,10 +142,10 @@ func seedDemoWeek(ctx context.Context, store *db.DB, acct account.Account, now t
 			}
 			if day.Before(today) {
 				outcome := demoCompleted
-				switch i % 5 {
-				case 2:
-					outcome = demoNoShow
+				switch n % 9 {
 				case 4:
+					outcome = demoNoShow
+				case 7:
 					outcome = demoCancelled
 				}
 				err = demoSettle(ctx, store, acct, id, start, s.minutes, outcome, now)
@@ -165,6 +166,9 @@ func seedDemoWeek(ctx context.Context, store *db.DB, acct account.Account, now t
 		if err := demoPatientCancels(ctx, store, acct, later[len(later)-1], now); err != nil {
 			return err
 		}
+	}
+	if err := demoSeatReplies(ctx, store, acct, now); err != nil {
+		return err
 	}
 	return demoUnansweredMessage(ctx, store, acct, now)
 }
@@ -254,6 +258,29 @@ func demoPatientCancels(ctx context.Context, store *db.DB, acct account.Account,
 			return err
 		}
 		return offers.OfferFreedTime(ctx, tx, acct, a.ProfessionalID, now)
+	})
+}
+
+// demoSeatReplies has the patient offered the latest seat take it (booked
+// from the waiting list, already confirmed) and the one offered the
+// earliest seat not yet begun turn it down (back to waiting), as their "sí" and "no" replies
+// do (docs/contract.md, Replies that act); the other seats stay held.
+func demoSeatReplies(ctx context.Context, store *db.DB, acct account.Account, now time.Time) error {
+	return store.Transact(ctx, func(tx *db.Tx) error {
+		held, err := waitlist.OfferedSlots(ctx, tx, acct, waitlist.OfferFilter{HeldAt: now})
+		if err != nil || len(held) < 3 {
+			return err
+		}
+		if _, err := offers.Reply(ctx, tx, acct, held[len(held)-1].ClientID, true, true, now); err != nil {
+			return err
+		}
+		for _, o := range held[:len(held)-1] {
+			if o.Start.After(now) { // an offer of a slot already begun takes no answer
+				_, err = offers.Reply(ctx, tx, acct, o.ClientID, false, true, now)
+				break
+			}
+		}
+		return err
 	})
 }
 
