@@ -204,5 +204,5 @@ func ensureDemo(ctx context.Context, store *db.DB, env *Env, box *secrets.Box) e
 	if err != nil {
 		return err
 	}
-	return seedDemoWaitlist(ctx, store, acct, env.Clock.Now())
+	return seedDemoWeek(ctx, store, acct, env.Clock.Now())
 }

@@ -100,6 +100,8 @@ func MoveAppointment(ctx context.Context, store *db.DB, acct account.Account, re
 // professional's booking lock (LockProfessionalTime), so two moves never
 // land in one slot, then: a start that is a free slot of the one slot
 // engine (FreeSlotAt, booking rules included) is moved to; any other start
+// (or a shift within the appointment's own old time that fits once the
+// appointment leaves it, moveIsFree) is moved to; any other start
 // is refused with *MoveRefused carrying Book's warnings there, unless
 // req.Override, which moves it and returns them. The move re-queues the
 // confirmation request and reminders (coalesced: see
@@ -120,7 +122,7 @@ func MoveAppointmentTx(ctx context.Context, tx *db.Tx, acct account.Account, req
 		return Moved{}, err
 	}
 	warnings := []Warning{}
-	if _, free, err := FreeSlotAt(ctx, tx, acct, a.ServiceID, req.Start, &pro, now); err != nil {
+	if free, err := moveIsFree(ctx, tx, acct, a, pro, req.Start, now); err != nil {
 		return Moved{}, err
 	} else if !free && a.Status == StatusBooked {
 		warnings, err = moveWarnings(ctx, tx, acct, a, pro, req.Start, now)
@@ -137,6 +139,63 @@ func MoveAppointmentTx(ctx context.Context, tx *db.Tx, acct account.Account, req
 	}
 	moved, err := rescheduleTx(ctx, tx, acct, a, req.Start, pro, req.Change, window, now)
 	return Moved{Appointment: moved, Warnings: warnings}, err
+}
+
+// moveIsFree says whether moving a to start with professional pro needs
+// no override: start is a free slot of the slot engine (FreeSlotAt, the
+// appointment still holding its old time, as the reschedule page lists
+// slots), or the move is a shift that overlaps the appointment's own old
+// time with the same professional and fits once the appointment has left
+// it (fitsOwnTime). An overlap with any other booking, a hold, time off,
+// hours not worked or a broken booking rule is never free.
+func moveIsFree(ctx context.Context, tx *db.Tx, acct account.Account, a AppointmentView, pro int64, start, now time.Time) (bool, error) {
+	if _, ok, err := FreeSlotAt(ctx, tx, acct, a.ServiceID, start, &pro, now); err != nil || ok {
+		return ok, err
+	}
+	return fitsOwnTime(ctx, tx, acct, a, pro, start, now)
+}
+
+// fitsOwnTime reports whether a, moved to start by its own professional
+// and overlapping its old time, lies inside that professional's free time
+// computed without a itself: working hours, minus other appointments
+// (widened by their buffers), held seat offers and time off, never before
+// now; its own buffers, minimum notice and maximum advance are kept as the
+// slot engine keeps them (docs/booking-rules.md). It is the slot engine's
+// question off the slot grid: the grid is laid from the start of each free
+// interval, and the appointment's own time is what cuts that interval.
+func fitsOwnTime(ctx context.Context, tx *db.Tx, acct account.Account, a AppointmentView, pro int64, start, now time.Time) (bool, error) {
+	length := a.EndAt.Sub(a.StartAt)
+	end := start.Add(length)
+	if pro != a.ProfessionalID || !start.Before(a.EndAt) || !end.After(a.StartAt) {
+		return false, nil
+	}
+	cat, err := loadCatalog(ctx, tx, acct)
+	if err != nil {
+		return false, err
+	}
+	svc := cat.byID[a.ServiceID]
+	if svc == nil {
+		return false, nil
+	}
+	i := slices.IndexFunc(svc.Pros, func(p *professional) bool { return p.ID == pro })
+	if i < 0 {
+		return false, nil
+	}
+	rules, err := loadRuleBook(ctx, tx, acct)
+	if err != nil {
+		return false, err
+	}
+	rule := slotRuleOf(0, rules.of(svc.ID), now)
+	s := db.Micros(start)
+	if s < rule.earliest || s >= rule.latest {
+		return false, nil
+	}
+	lo, hi := s-rule.before, db.Micros(end)+rule.after
+	free, err := freeTimeExcept(ctx, tx, acct, svc.Pros[i:i+1], db.Time(lo), db.Time(hi), now, rules, a.ID)
+	if err != nil {
+		return false, err
+	}
+	return covers(free[pro], lo, hi), nil
 }
 
 // moveWarnings are Book's warnings for the appointment at start with

@@ -215,3 +215,64 @@ func TestMovesCoalesceConfirmation(t *testing.T) {
 		}
 	})
 }
+
+// TestMoveShortShift: a 60-minute appointment shifted by less than its
+// length, overlapping only its own old time, is a free move (no override,
+// no warnings); a shift that also overlaps another booking or leaves the
+// working hours is refused with that reason, and the own-time exception
+// holds for the appointment's own professional only.
+func TestMoveShortShift(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		ctx := context.Background()
+		acct, res := clinic(t, store, "shift", 2)
+		insertAppointments(t, store, acct, res, []appt{{pro: "p0", start: monday(10, 0), minutes: 30}})
+		now := monday(9, 10)
+		svc, et := res.IDs.Services["s30"], res.IDs.EventTypes["visit"]
+		for _, tc := range []struct {
+			name  string
+			start time.Time
+			pro   string
+			free  bool
+			want  []string // the refusal's warnings
+		}{
+			{"later by 15 minutes", monday(11, 15), "p0", true, nil},
+			{"earlier by 15 minutes", monday(10, 45), "p0", true, nil},
+			{"back to back with another booking", monday(10, 30), "p0", true, nil},
+			{"onto another booking", monday(10, 15), "p0", false, []string{calendar.WarnOverlap}},
+			{"past the working hours", monday(12, 15), "p0", false, []string{calendar.WarnOutsideWorkingHours}},
+			{"another professional off the slot grid", monday(11, 15), "p1", false, []string{}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				pro := res.IDs.Professionals["p0"]
+				from, _ := calendar.ParseWallTime("2026-11-30T11:00:00")
+				to, _ := calendar.ParseWallTime("2026-11-30T12:00:00")
+				b, err := calendar.Book(ctx, store, acct, calendar.BookRequest{
+					Client: calendar.ClientInput{Phone: "+34611000001", FirstName: "Eva"}, ServiceID: &svc, ProfessionalID: &pro, EventTypeID: &et,
+					StartAt: from, EndAt: to, Timezone: "Europe/Madrid"}, now)
+				if err != nil {
+					t.Fatal(err)
+				}
+				id := b.Appointment.ID
+				defer calendar.CancelAppointment(ctx, store, acct, id, calendar.Change{By: calendar.ByStaff}, now)
+				req := calendar.MoveRequest{AppointmentID: id, Start: tc.start, ProfessionalID: res.IDs.Professionals[tc.pro],
+					Change: calendar.Change{By: calendar.ByStaff}}
+				moved, err := calendar.MoveAppointment(ctx, store, acct, req, now)
+				var refused *calendar.MoveRefused
+				switch {
+				case tc.free && err != nil:
+					t.Fatalf("a free move refused: %v", err)
+				case tc.free && len(moved.Warnings) != 0:
+					t.Fatalf("a free move warns %v", codes(moved.Warnings))
+				case !tc.free && !errors.As(err, &refused):
+					t.Fatalf("err = %v, want a refusal", err)
+				case !tc.free && !slices.Equal(codes(refused.Warnings), tc.want):
+					t.Fatalf("refusal warnings %v, want %v", codes(refused.Warnings), tc.want)
+				}
+				a, _ := calendar.GetAppointment(ctx, store, acct, id)
+				if got := a.StartAt.Equal(tc.start); got != tc.free || a.EndAt.Sub(a.StartAt) != time.Hour {
+					t.Fatalf("appointment at %v-%v, moved %v, want moved %v", a.StartAt, a.EndAt, got, tc.free)
+				}
+			})
+		}
+	})
+}

@@ -168,6 +168,13 @@ func subtract(work, busy []interval) []interval {
 // appointment also takes its service's buffers (docs/booking-rules.md); nil
 // rules take the appointments alone.
 func freeTime(ctx context.Context, q db.Querier, acct account.Account, pros []*professional, from, to, now time.Time, rules *ruleBook) (map[int64][]interval, error) {
+	return freeTimeExcept(ctx, q, acct, pros, from, to, now, rules, 0)
+}
+
+// freeTimeExcept is freeTime with the appointment except (0: none) left
+// out of the busy time: a move's own old time does not block it
+// (docs/moving-appointments.md).
+func freeTimeExcept(ctx context.Context, q db.Querier, acct account.Account, pros []*professional, from, to, now time.Time, rules *ruleBook, except int64) (map[int64][]interval, error) {
 	// Slots start on whole minutes: free time opened by the clock starts at
 	// the next minute, not at 10:07:31.482 (a start booking takes as is).
 	earliest := now.Truncate(time.Minute)
@@ -194,9 +201,13 @@ func freeTime(ctx context.Context, q db.Querier, acct account.Account, pros []*p
 	if rules != nil && rules.maxBuffer > 0 {
 		widen, service = rules.maxBuffer, "service_id"
 	}
+	skip, qargs := "", append([]any{acct.ID, lo - widen, hi + widen}, args...)
+	if except != 0 {
+		skip, qargs = " AND id <> ?", append(qargs, except)
+	}
 	rows, err := q.Query(ctx, `SELECT professional_id, `+service+`, start_at, end_at FROM appointments
-		WHERE account_id = ? AND status IN ('booked', 'arrived') AND end_at > ? AND start_at < ? AND professional_id IN `+in,
-		append([]any{acct.ID, lo - widen, hi + widen}, args...)...)
+		WHERE account_id = ? AND status IN ('booked', 'arrived') AND end_at > ? AND start_at < ? AND professional_id IN `+in+skip,
+		qargs...)
 	if err != nil {
 		return nil, fmt.Errorf("load appointments: %w", err)
 	}

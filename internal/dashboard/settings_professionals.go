@@ -80,6 +80,7 @@ type professionalView struct {
 	Professional calendar.ProfessionalDetail
 	Days         []dayRow
 	Today        string // YYYY-MM-DD in the account's zone, for the day-off field
+	Conflicts    scheduleConflicts
 }
 
 func (professionalView) isPage() {}
@@ -94,8 +95,12 @@ func (d *Dashboard) professionalSettings(w http.ResponseWriter, r *http.Request,
 	if err != nil {
 		return err
 	}
+	conflicts, err := d.loadScheduleConflicts(r, s, id)
+	if err != nil {
+		return err
+	}
 	d.render(w, r, s, http.StatusOK, "settings_professional", "Professional", "settings-professionals", professionalView{
-		Professional: p, Days: dayRows(s, p), Today: d.clock.Now().In(s.Account.Location()).Format("2006-01-02")})
+		Professional: p, Days: dayRows(s, p), Today: d.clock.Now().In(s.Account.Location()).Format("2006-01-02"), Conflicts: conflicts})
 	return nil
 }
 
@@ -145,8 +150,7 @@ func (d *Dashboard) saveWorkingHours(w http.ResponseWriter, r *http.Request, s *
 	if err != nil {
 		return err
 	}
-	d.professionalBack(w, r, id, savedMessage(s, changed))
-	return nil
+	return d.scheduleChanged(w, r, s, id, savedMessage(s, changed))
 }
 
 // addTimeOff handles "POST /app/settings/professionals/{professional_id}/time-off":
@@ -184,8 +188,7 @@ func (d *Dashboard) addTimeOff(w http.ResponseWriter, r *http.Request, s *sessio
 	}); err != nil {
 		return err
 	}
-	d.professionalBack(w, r, id, s.Translate("Time off added."))
-	return nil
+	return d.scheduleChanged(w, r, s, id, s.Translate("Time off added."))
 }
 
 // removeTimeOff handles "POST /app/settings/professionals/{professional_id}/time-off/remove".
@@ -201,6 +204,5 @@ func (d *Dashboard) removeTimeOff(w http.ResponseWriter, r *http.Request, s *ses
 	}); err != nil {
 		return err
 	}
-	d.professionalBack(w, r, id, s.Translate("Time off removed."))
-	return nil
+	return d.scheduleChanged(w, r, s, id, s.Translate("Time off removed."))
 }
