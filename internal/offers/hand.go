@@ -12,6 +12,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/calendar"
+	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/jobs"
@@ -67,11 +68,12 @@ func OfferTime(ctx context.Context, tx *db.Tx, acct account.Account, professiona
 	if err != nil {
 		return Match{}, err
 	}
-	ev, ok, err := w.hold(ctx, tx, pick{candidate: m.cand, slot: m.Slot}, l.seatTTL, now)
+	ev, tm, ok, err := w.hold(ctx, tx, pick{candidate: m.cand, slot: m.Slot}, l.seatTTL, now)
 	if err != nil {
 		return Match{}, err
 	}
 	if ok {
+		m.Timing = tm
 		return m, jobs.Emit(ctx, tx, acct, now, ev)
 	}
 	return Match{}, ErrNotMatched
@@ -87,11 +89,17 @@ func heldByID(ctx context.Context, tx *db.Tx, acct account.Account, entryID int6
 	return h, err
 }
 
+// Accepted is a held offer booked on the patient's behalf.
+type Accepted struct {
+	Booking calendar.Booking
+	Start   time.Time
+}
+
 // Accept books a live held offer for its patient on their behalf, in tx:
 // the booking a patient's "sí" makes (Reply), with the same events,
-// webhooks and resolution of the entry. A nil booking means the seat was
-// gone after all: the hold is released, and tx must commit to keep that.
-func Accept(ctx context.Context, tx *db.Tx, acct account.Account, entryID int64, now time.Time) (*calendar.Booking, error) {
+// webhooks and resolution of the entry. Nil means the seat was gone after
+// all: the hold is released, and tx must commit to keep that.
+func Accept(ctx context.Context, tx *db.Tx, acct account.Account, entryID int64, now time.Time) (*Accepted, error) {
 	h, err := heldByID(ctx, tx, acct, entryID)
 	if err != nil {
 		return nil, err
@@ -99,36 +107,43 @@ func Accept(ctx context.Context, tx *db.Tx, acct account.Account, entryID int64,
 	if !h.live(now) {
 		return nil, ErrNotHeld
 	}
-	return book(ctx, tx, acct, h, now)
+	b, err := book(ctx, tx, acct, h, now)
+	if err != nil || b == nil {
+		return nil, err
+	}
+	return &Accepted{Booking: *b, Start: db.Time(*h.start)}, nil
 }
 
 // Release gives a held offer's slot back by hand, in tx, as an expired
 // hold goes back: the entry waits again (flagged for review after the
 // list's max_offers offers), and the list offers its free seats at once,
 // leaving this entry out of that run.
-func Release(ctx context.Context, tx *db.Tx, acct account.Account, entryID int64, now time.Time) error {
+// It returns the patient's name.
+func Release(ctx context.Context, tx *db.Tx, acct account.Account, entryID int64, now time.Time) (string, error) {
 	h, err := heldByID(ctx, tx, acct, entryID)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if h.status != "queued" {
-		return ErrNotHeld
+		return "", ErrNotHeld
 	}
-	var lang string
-	if err := tx.QueryRow(ctx, `SELECT language FROM accounts WHERE id = ?`, acct.ID).Scan(&lang); err != nil {
-		return err
+	var lang, first, last string
+	if err := tx.QueryRow(ctx, `SELECT a.language, c.first_name, c.last_name FROM accounts a JOIN clients c ON c.account_id = a.id
+		WHERE a.id = ? AND c.id = ?`, acct.ID, h.clientID).Scan(&lang, &first, &last); err != nil {
+		return "", err
 	}
 	l, err := loadList(ctx, tx, acct, h.listID, lang)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err := expire(ctx, tx, acct, l.list, entryID, now); err != nil {
-		return err
+		return "", err
 	}
+	name := contact.DisplayName(first, last)
 	if !l.active {
-		return nil
+		return name, nil
 	}
-	return offer(ctx, tx, acct, l.list, now, entryID)
+	return name, offer(ctx, tx, acct, l.list, now, entryID)
 }
 
 // expire returns held offers to the queue: the list's offers whose hold

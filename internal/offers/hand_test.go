@@ -142,7 +142,7 @@ func TestOffersByHand(t *testing.T) {
 		}
 
 		// Released: the entry waits again and the next in line is offered.
-		if err := tx(func(tx *db.Tx) error { return offers.Release(ctx, tx, e.acct, second, e.now) }); err != nil {
+		if err := tx(func(tx *db.Tx) error { _, err := offers.Release(ctx, tx, e.acct, second, e.now); return err }); err != nil {
 			t.Fatal(err)
 		}
 		if o := e.entry(second); o.status != "waiting" {
@@ -151,7 +151,7 @@ func TestOffersByHand(t *testing.T) {
 		if o := e.entry(first); o.status != "queued" {
 			t.Fatalf("next in line %+v, want queued after the release", o)
 		}
-		if err := tx(func(tx *db.Tx) error { return offers.Release(ctx, tx, e.acct, second, e.now) }); err != offers.ErrNotHeld {
+		if err := tx(func(tx *db.Tx) error { _, err := offers.Release(ctx, tx, e.acct, second, e.now); return err }); err != offers.ErrNotHeld {
 			t.Fatalf("releasing twice: %v", err)
 		}
 

@@ -52,22 +52,22 @@ func newWriter(ctx context.Context, q db.Querier, acct account.Account) (*writer
 // after quiet hours), the offer's message is queued for then, and the
 // waitlist.seat_offered event is returned for the caller to emit. ok is
 // false when the entry changed since it was read (no offer, no message).
-func (w *writer) hold(ctx context.Context, tx *db.Tx, p pick, ttl time.Duration, now time.Time) (ev jobs.Event, ok bool, err error) {
+func (w *writer) hold(ctx context.Context, tx *db.Tx, p pick, ttl time.Duration, now time.Time) (ev jobs.Event, tm Timing, ok bool, err error) {
 	// The hold lasts seat_ttl outside quiet hours (docs/contract.md, Seat
 	// offers); a yes that arrives after the slot has begun is answered "no
 	// longer available".
 	loc := w.acct.Location()
-	tm := OfferTiming(now, ttl, w.quiet, loc)
+	tm = OfferTiming(now, ttl, w.quiet, loc)
 	us := db.Micros(now)
 	res, err := tx.Exec(ctx, `UPDATE waitlist_entries SET status = 'queued', queued_at = ?, offered_at = ?, seat_expires_at = ?,
 			queue_attempts = queue_attempts + 1, offer_professional_id = ?, offer_start_at = ?, offer_end_at = ?, updated_at = ?
 		WHERE account_id = ? AND id = ? AND status = 'waiting'`, us, us, db.Micros(tm.ExpiresAt), p.slot.ProfessionalID,
 		db.Micros(p.slot.Start), db.Micros(p.slot.End), us, w.acct.ID, p.entryID)
 	if err != nil {
-		return ev, false, err
+		return ev, tm, false, err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return ev, false, nil
+		return ev, tm, false, nil
 	}
 	id, client := p.entryID, p.clientID
 	ev = jobs.Event{Type: jobs.EventWaitlistSeatOffered, SourceID: id, Data: map[string]any{
@@ -78,7 +78,7 @@ func (w *writer) hold(ctx context.Context, tx *db.Tx, p pick, ttl time.Duration,
 		Professional: w.names[p.slot.ProfessionalID], When: p.slot.Start.In(loc), Until: tm.ExpiresAt.In(loc)})
 	err = jobs.QueueMessage(ctx, tx, w.acct, now, jobs.Message{Kind: jobs.MsgSeatOffer, Channel: "whatsapp", Recipient: p.to,
 		ClientID: &client, Body: body, Source: jobs.MessageSource{Type: "waitlist", ID: &id}}, tm.SendAt, nil)
-	return ev, err == nil, err
+	return ev, tm, err == nil, err
 }
 
 // channelID is the id of the channel seat offers are routed to (0 when

@@ -95,6 +95,7 @@ type Match struct {
 	ClientName, ServiceName       string
 	Priority                      int
 	Slot                          calendar.Slot
+	Timing                        Timing // of the offer made (OfferTime)
 	cand                          candidate
 }
 

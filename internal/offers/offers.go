@@ -147,7 +147,7 @@ func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now tim
 	}
 	events := make([]jobs.Event, 0, len(picks))
 	for _, p := range picks {
-		ev, ok, err := w.hold(ctx, tx, p, l.seatTTL, now)
+		ev, _, ok, err := w.hold(ctx, tx, p, l.seatTTL, now)
 		if err != nil {
 			return err
 		}
