@@ -2,7 +2,10 @@
 // run_every, wakes snoozed entries whose snooze ended, returns expired seat
 // offers to the queue (flagging an entry for review after max_offers
 // expired offers), and offers the free capacity of its services within
-// horizon_days to the waiting entries by priority, then position.
+// horizon_days to the waiting entries by priority, then position. Staff
+// offer freed time, and accept or release held offers, through the same
+// steps (hand.go; docs/waiting-list-by-hand.md); quiet hours delay an
+// offer's message and its hold (OfferTiming).
 //
 // It sits apart from calendar and waitlist because it needs both (free
 // slots from one, entries from the other) while booking, in calendar,
