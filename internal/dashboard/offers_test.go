@@ -43,6 +43,15 @@ func (h *harness) offerForm(start time.Time, entry int64) url.Values {
 	return v
 }
 
+// followAll follows redirects until a page answers.
+func (u *user) followAll(p page) page {
+	u.h.t.Helper()
+	for i := 0; p.Status == http.StatusSeeOther && i < 5; i++ {
+		p = u.get(p.Location)
+	}
+	return p.must(u.h.t, http.StatusOK)
+}
+
 func TestOfferFreedTimeByHand(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		h := newHarness(t, store)
@@ -83,14 +92,7 @@ func TestOfferFreedTimeByHand(t *testing.T) {
 			{"malformed", url.Values{"professional_id": {pro}, "start": {"tomorrow"}}, "Choose a free time to offer"},
 		} {
 			t.Run(refusal.name, func(t *testing.T) {
-				p := u.post("/app/waitlists/offer", refusal.form).must(t, http.StatusSeeOther)
-				for p.Status == http.StatusSeeOther && strings.Contains(p.Location, "/offer?") {
-					p = u.get(p.Location)
-				}
-				if p.Status == http.StatusSeeOther {
-					p = u.follow(p)
-				}
-				p.must(t, http.StatusOK).contains(t, refusal.flash)
+				u.followAll(u.post("/app/waitlists/offer", refusal.form).must(t, http.StatusSeeOther)).contains(t, refusal.flash)
 			})
 		}
 		u.follow(u.get("/app/waitlists/offer?"+url.Values{"professional_id": {itoa(h.other().Professionals["jones"])}, "start": {eleven.Format(time.RFC3339)}}.Encode())).
@@ -140,6 +142,9 @@ func TestOfferByHandInQuietHours(t *testing.T) {
 		three := time.Date(2026, 11, 23, 14, 0, 0, 0, time.UTC) // Monday 15:00 Madrid; now is 10:00, inside the window
 		u.follow(u.post("/app/waitlists/offer", h.offerForm(three, entry))).
 			contains(t, "held until Mon 23 Nov 14:00", "Quiet hours: the message goes out at Mon 23 Nov 12:00")
+		// A time that begins before the window ends could not be offered in time.
+		u.followAll(u.post("/app/waitlists/offer", h.offerForm(time.Date(2026, 11, 23, 10, 30, 0, 0, time.UTC), entry))).
+			contains(t, "begins before quiet hours end")
 		var scheduled, expires int64
 		store.QueryRow(context.Background(), `SELECT scheduled_at FROM outbox WHERE kind = 'seat_offer' AND source_id = ?`, entry).Scan(&scheduled)
 		store.QueryRow(context.Background(), `SELECT seat_expires_at FROM waitlist_entries WHERE id = ?`, entry).Scan(&expires)

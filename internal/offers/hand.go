@@ -23,6 +23,7 @@ var (
 	ErrUnknownTime  = errs.New(errs.ValidationError, "That professional or service is not in this workspace.")
 	ErrTimePast     = errs.New(errs.ValidationError, "That time has already begun: it can no longer be offered.")
 	ErrTimeTaken    = errs.New(errs.ValidationError, "That time is no longer free: it was booked, a waiting-list offer holds it, or it is outside working hours.")
+	ErrTimeInQuiet  = errs.New(errs.ValidationError, "That time begins before quiet hours end: an offer could not reach the patient in time.")
 	ErrNoMatch      = errs.New(errs.ValidationError, "No waiting patient's preferences fit that time.")
 	ErrNotMatched   = errs.New(errs.ValidationError, "That patient is not among the waiting patients that time suits (status, preferences, phone or consent).")
 	ErrUnknownOffer = errs.New(errs.ValidationError, "That seat offer is not in this workspace.")

@@ -47,6 +47,13 @@ func newWriter(ctx context.Context, q db.Querier, acct account.Account) (*writer
 	return w, nil
 }
 
+// sendAt is when an offer made at now goes out (OfferTiming): a seat that
+// begins before then is never offered, as the patient could not hear of it in
+// time.
+func (w *writer) sendAt(now time.Time) time.Time {
+	return OfferTiming(now, 0, w.quiet, w.acct.Location()).SendAt
+}
+
 // hold gives p its seat, in tx: the entry is queued on the slot until the
 // hold expires (OfferTiming: the hold starts when the message goes out,
 // after quiet hours), the offer's message is queued for then, and the
@@ -95,13 +102,4 @@ func channelID(ctx context.Context, q db.Querier, acct account.Account, settings
 		return 0, nil
 	}
 	return id, err
-}
-
-// seatOfferChannel is channelID with the account's settings read.
-func seatOfferChannel(ctx context.Context, q db.Querier, acct account.Account) (int64, error) {
-	settings, err := channels.LoadSettings(ctx, q, acct)
-	if err != nil {
-		return 0, err
-	}
-	return channelID(ctx, q, acct, settings)
 }

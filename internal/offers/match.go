@@ -115,7 +115,8 @@ type FreedTime struct {
 // duration is free from start, as the slot engine counts it, and the
 // candidates whose preferences that seat fits. Refusals: an unknown
 // professional or service (another account's ids among them), a time that
-// has begun, a time no longer free.
+// has begun, a time no longer free, a time that begins before quiet hours
+// end (the offer could not reach the patient before it).
 func MatchTime(ctx context.Context, q db.Querier, acct account.Account, professionalID, serviceID int64, start, now time.Time) (FreedTime, error) {
 	ft := FreedTime{ProfessionalID: professionalID, Start: start}
 	if err := q.QueryRow(ctx, `SELECT name FROM professionals WHERE account_id = ? AND id = ?`, acct.ID, professionalID).Scan(&ft.ProfessionalName); db.IsNoRows(err) {
@@ -151,11 +152,14 @@ func MatchTime(ctx context.Context, q db.Querier, acct account.Account, professi
 	if len(ft.Slots) == 0 {
 		return ft, ErrTimeTaken
 	}
-	optedOutOf, err := seatOfferChannel(ctx, q, acct)
+	w, err := newWriter(ctx, q, acct)
 	if err != nil {
 		return ft, err
 	}
-	cands, err := candidates(ctx, q, acct, 0, ids, 0, optedOutOf)
+	if start.Before(w.sendAt(now)) {
+		return ft, ErrTimeInQuiet
+	}
+	cands, err := candidates(ctx, q, acct, 0, ids, 0, w.optedOutOf)
 	if err != nil {
 		return ft, err
 	}

@@ -136,11 +136,12 @@ func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now tim
 		return err
 	}
 	loc := acct.Location()
+	sendAt := w.sendAt(now)
 	taken := map[int64][][2]time.Time{} // professional -> spans given in this run
 	var picks []pick
 	for _, c := range cands {
 		for _, s := range bySvc[c.serviceID] {
-			if !c.accepts(s, loc) || overlaps(taken[s.ProfessionalID], s.Start, s.End) {
+			if s.Start.Before(sendAt) || !c.accepts(s, loc) || overlaps(taken[s.ProfessionalID], s.Start, s.End) {
 				continue
 			}
 			taken[s.ProfessionalID] = append(taken[s.ProfessionalID], [2]time.Time{s.Start, s.End})
