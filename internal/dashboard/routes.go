@@ -41,6 +41,12 @@ func (d *Dashboard) routes() {
 	d.action("POST "+Prefix+"waitlists/entries/{entry_id}/remove", d.removeEntry)
 	d.action("POST "+Prefix+"waitlists/entries/{entry_id}/snooze", d.snoozeEntry)
 	d.action("POST "+Prefix+"waitlists/entries/{entry_id}/flag", d.flagEntry)
+	// Seat offers by hand and "Book now" (offers_page.go, offers_hold.go).
+	d.page("GET "+Prefix+"waitlists/offer", d.offerPage)
+	d.action("POST "+Prefix+"waitlists/offer", d.offerTime)
+	d.page("GET "+Prefix+"waitlists/entries/{entry_id}/book", d.entryBookPage)
+	d.action("POST "+Prefix+"offers/{offer_id}/accept", d.acceptOffer)
+	d.action("POST "+Prefix+"offers/{offer_id}/release", d.releaseOffer)
 
 	d.page("GET "+Prefix+"calendar", d.calendarPage)
 	d.action("POST "+Prefix+"appointments/{appointment_id}/reschedule", d.reschedule)

@@ -2,7 +2,10 @@
 // run_every, wakes snoozed entries whose snooze ended, returns expired seat
 // offers to the queue (flagging an entry for review after max_offers
 // expired offers), and offers the free capacity of its services within
-// horizon_days to the waiting entries by priority, then position.
+// horizon_days to the waiting entries by priority, then position. Staff
+// offer freed time, and accept or release held offers, through the same
+// steps (hand.go; docs/waiting-list-by-hand.md); quiet hours delay an
+// offer's message and its hold (OfferTiming).
 //
 // It sits apart from calendar and waitlist because it needs both (free
 // slots from one, entries from the other) while booking, in calendar,
@@ -18,11 +21,8 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/calendar"
-	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/jobs"
-	"github.com/frontdesk/frontdesk/internal/phone"
-	"github.com/frontdesk/frontdesk/internal/texts"
 )
 
 // list is a waiting list due for a run.
@@ -96,9 +96,7 @@ func run(ctx context.Context, tx *db.Tx, l list, now time.Time) (bool, error) {
 		return false, err
 	}
 	// Expired offers go back to the queue; too many of them flag the entry.
-	if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET status = 'waiting', queued_at = NULL, seat_expires_at = NULL, updated_at = ?,
-			flagged_for_review = CASE WHEN queue_attempts >= ? THEN TRUE ELSE flagged_for_review END
-		WHERE account_id = ? AND waitlist_id = ? AND status = 'queued' AND seat_expires_at <= ?`, us, l.maxOffers, acct.ID, l.id, us); err != nil {
+	if err := expire(ctx, tx, acct, l, 0, now); err != nil {
 		return false, err
 	}
 	return true, offer(ctx, tx, acct, l, now, 0)
@@ -106,14 +104,13 @@ func run(ctx context.Context, tx *db.Tx, l list, now time.Time) (bool, error) {
 
 // offer gives each waiting entry, in queue order (priority, then age, then
 // id), the earliest free slot of its service (the slots availability
-// counts, from now on) that fits its preferences —
-// its preferred professional, its time window (morning before 13:00,
-// afternoon 13:00-18:00, evening from 18:00, in the account's zone) and its
-// earliest and latest dates — and holds that slot until seat_expires_at.
-// Slots come from the calendar's slot engine, which already leaves out
-// booked time, time off and the holds of earlier offers; a slot given in
-// this run is taken for every service of the professional. except is an
-// entry that must not be offered in this run (it just said no).
+// counts, from now on) that the entry accepts (candidate.accepts: its
+// preferred professional, time window and dates) and holds that slot
+// (writer.hold). Slots come from the calendar's slot engine, which already
+// leaves out booked time, time off and the holds of earlier offers; a slot
+// given in this run is taken for every service of the professional. except
+// is an entry that must not be offered in this run (it just said no, or
+// its hold was just released).
 func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now time.Time, except int64) error {
 	if err := lockOffers(ctx, tx, acct); err != nil {
 		return err
@@ -130,93 +127,36 @@ func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now tim
 	for _, s := range slots {
 		bySvc[s.ServiceID] = append(bySvc[s.ServiceID], s)
 	}
-	// A client opted out of the channel seat offers go through would never
-	// hear of the slot: holding it for them would keep it from everyone.
-	optedOutOf, err := seatOfferChannel(ctx, tx, acct)
+	w, err := newWriter(ctx, tx, acct)
 	if err != nil {
 		return err
 	}
-	cand, err := tx.Query(ctx, `SELECT e.id, e.service_id, e.client_id, s.name, c.first_name, c.phone_cc, c.phone_national,
-			e.preferred_professional_id, e.time_preference, e.earliest_date, e.latest_date
-		FROM waitlist_entries e JOIN services s ON s.id = e.service_id JOIN clients c ON c.id = e.client_id
-		WHERE e.account_id = ? AND e.waitlist_id = ? AND e.status = 'waiting' AND NOT e.flagged_for_review AND e.id <> ?
-			AND c.phone_national IS NOT NULL AND c.phone_national <> ''
-			AND NOT EXISTS (SELECT 1 FROM channel_consents cc WHERE cc.account_id = e.account_id AND cc.client_id = e.client_id
-				AND cc.channel_id = ? AND cc.opted_out)
-		ORDER BY e.priority, e.created_at, e.id`, acct.ID, l.id, except, optedOutOf)
+	cands, err := candidates(ctx, tx, acct, l.id, nil, except, w.optedOutOf)
 	if err != nil {
 		return err
-	}
-	type pick struct {
-		entryID, clientID, serviceID int64
-		service, first, to           string
-		slot                         calendar.Slot
 	}
 	loc := acct.Location()
+	sendAt := w.sendAt(now)
 	taken := map[int64][][2]time.Time{} // professional -> spans given in this run
 	var picks []pick
-	for cand.Next() {
-		var (
-			pk               pick
-			cc, pref         *int64
-			national         *string
-			window           string
-			earliest, latest *string
-		)
-		if err := cand.Scan(&pk.entryID, &pk.serviceID, &pk.clientID, &pk.service, &pk.first, &cc, &national, &pref, &window, &earliest, &latest); err != nil {
-			cand.Close()
-			return err
-		}
-		for _, s := range bySvc[pk.serviceID] {
-			if pref != nil && s.ProfessionalID != *pref {
+	for _, c := range cands {
+		for _, s := range bySvc[c.serviceID] {
+			if s.Start.Before(sendAt) || !c.accepts(s, loc) || overlaps(taken[s.ProfessionalID], s.Start, s.End) {
 				continue
 			}
-			if !fits(s.Start.In(loc), window, earliest, latest) || overlaps(taken[s.ProfessionalID], s.Start, s.End) {
-				continue
-			}
-			pk.slot = s
 			taken[s.ProfessionalID] = append(taken[s.ProfessionalID], [2]time.Time{s.Start, s.End})
-			if cc != nil && national != nil {
-				pk.to = phone.Number{CountryCode: int(*cc), National: *national}.E164()
-			}
-			picks = append(picks, pk)
+			picks = append(picks, pick{candidate: c, slot: s})
 			break
 		}
 	}
-	cand.Close()
-	if err := cand.Err(); err != nil || len(picks) == 0 {
-		return err
-	}
-	names, err := professionalNames(ctx, tx, acct)
-	if err != nil {
-		return err
-	}
-	us := db.Micros(now)
 	events := make([]jobs.Event, 0, len(picks))
 	for _, p := range picks {
-		// The hold lasts seat_ttl (docs/contract.md, Seat offers); a yes that arrives
-		// after the slot has begun is answered "no longer available".
-		expires := now.Add(l.seatTTL)
-		res, err := tx.Exec(ctx, `UPDATE waitlist_entries SET status = 'queued', queued_at = ?, offered_at = ?, seat_expires_at = ?,
-				queue_attempts = queue_attempts + 1, offer_professional_id = ?, offer_start_at = ?, offer_end_at = ?, updated_at = ?
-			WHERE account_id = ? AND id = ? AND status = 'waiting'`, us, us, db.Micros(expires), p.slot.ProfessionalID, db.Micros(p.slot.Start), db.Micros(p.slot.End), us,
-			acct.ID, p.entryID)
+		ev, _, ok, err := w.hold(ctx, tx, p, l.seatTTL, now)
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			continue // the entry changed since it was read: no offer, no message
-		}
-		id, client := p.entryID, p.clientID
-		events = append(events, jobs.Event{Type: jobs.EventWaitlistSeatOffered, SourceID: id, Data: map[string]any{
-			"entry_id": id, "waitlist_id": l.id, "client_id": client, "seat_expires_at": expires.UTC().Format(time.RFC3339),
-			"slot": map[string]any{"start_at": p.slot.Start.UTC().Format(time.RFC3339), "end_at": p.slot.End.UTC().Format(time.RFC3339),
-				"professional": map[string]any{"id": p.slot.ProfessionalID, "name": names[p.slot.ProfessionalID]}}}})
-		body := texts.Render(l.language, texts.SeatOffer, texts.Vars{Name: p.first, Service: p.service,
-			Professional: names[p.slot.ProfessionalID], When: p.slot.Start.In(loc), Until: expires.In(loc)})
-		if err := jobs.QueueMessage(ctx, tx, acct, now, jobs.Message{Kind: jobs.MsgSeatOffer, Channel: "whatsapp", Recipient: p.to,
-			ClientID: &client, Body: body, Source: jobs.MessageSource{Type: "waitlist", ID: &id}}, now, nil); err != nil {
-			return err
+		if ok {
+			events = append(events, ev)
 		}
 	}
 	return jobs.Emit(ctx, tx, acct, now, events...)
@@ -296,23 +236,4 @@ func lockOffers(ctx context.Context, tx *db.Tx, acct account.Account) error {
 	fmt.Fprintf(h, "offers/%d", acct.ID)
 	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(h.Sum64()))
 	return err
-}
-
-// seatOfferChannel is the id of the channel seat offers are routed to (0
-// when there is none: then no consent applies).
-func seatOfferChannel(ctx context.Context, tx *db.Tx, acct account.Account) (int64, error) {
-	settings, err := channels.LoadSettings(ctx, tx, acct)
-	if err != nil {
-		return 0, err
-	}
-	key := settings.ChannelFor(jobs.MsgSeatOffer)
-	if key == "" {
-		return 0, nil
-	}
-	var id int64
-	err = tx.QueryRow(ctx, `SELECT id FROM channels WHERE account_id = ? AND file_key = ?`, acct.ID, key).Scan(&id)
-	if db.IsNoRows(err) {
-		return 0, nil
-	}
-	return id, err
 }

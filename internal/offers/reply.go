@@ -40,21 +40,14 @@ type ReplyResult struct {
 // liveOnly, neither is one whose newest offer no longer holds a slot (so
 // that a pending confirmation request gets the reply first).
 func Reply(ctx context.Context, tx *db.Tx, acct account.Account, clientID int64, yes, liveOnly bool, now time.Time) (ReplyResult, error) {
-	var (
-		entryID, listID, serviceID, proID int64
-		status                            string
-		start, end, expires               *int64
-		lang                              string
-	)
+	var lang string
 	if err := tx.QueryRow(ctx, `SELECT language FROM accounts WHERE id = ?`, acct.ID).Scan(&lang); err != nil {
 		return ReplyResult{}, err
 	}
-	err := tx.QueryRow(ctx, `SELECT id, waitlist_id, service_id, status, offer_professional_id, offer_start_at, offer_end_at, seat_expires_at
-		FROM waitlist_entries WHERE account_id = ? AND client_id = ? AND offered_at IS NOT NULL AND offered_at > ?
+	h, err := scanHeld(tx.QueryRow(ctx, selectHeld+` WHERE account_id = ? AND client_id = ? AND offered_at IS NOT NULL AND offered_at > ?
 			AND status IN ('waiting', 'queued')
 		ORDER BY offered_at DESC, id DESC LIMIT 1`+tx.Dialect().ForUpdate(),
-		acct.ID, clientID, db.Micros(now.Add(-LateReplyWindow))).
-		Scan(&entryID, &listID, &serviceID, &status, &proIDPtr{&proID}, &start, &end, &expires)
+		acct.ID, clientID, db.Micros(now.Add(-LateReplyWindow))))
 	if db.IsNoRows(err) {
 		return ReplyResult{}, nil
 	}
@@ -62,9 +55,7 @@ func Reply(ctx context.Context, tx *db.Tx, acct account.Account, clientID int64,
 		return ReplyResult{}, fmt.Errorf("seat offer of client %d: %w", clientID, err)
 	}
 	gone := ReplyResult{Handled: true, Answer: texts.Render(lang, texts.NoLongerAvailable, texts.Vars{})}
-	// A hold is live until seat_expires_at; a slot that has begun can no
-	// longer be taken, whatever the hold says.
-	active := status == "queued" && expires != nil && *expires > db.Micros(now) && start != nil && end != nil && *start > db.Micros(now)
+	active := h.live(now)
 	if liveOnly && !active {
 		return ReplyResult{}, nil
 	}
@@ -72,48 +63,86 @@ func Reply(ctx context.Context, tx *db.Tx, acct account.Account, clientID int64,
 		if !active {
 			return ReplyResult{Handled: true, Answer: texts.Render(lang, texts.SeatReleased, texts.Vars{})}, nil
 		}
-		if err := release(ctx, tx, acct, entryID, now); err != nil {
+		if err := release(ctx, tx, acct, h.entryID, now); err != nil {
 			return ReplyResult{}, err
 		}
-		l, err := loadList(ctx, tx, acct, listID, lang)
-		if err != nil {
+		if err := reoffer(ctx, tx, acct, h, lang, now); err != nil {
 			return ReplyResult{}, err
-		}
-		if l.active {
-			if err := offer(ctx, tx, acct, l.list, now, entryID); err != nil {
-				return ReplyResult{}, err
-			}
 		}
 		return ReplyResult{Handled: true, Answer: texts.Render(lang, texts.SeatReleased, texts.Vars{})}, nil
 	}
 	if !active {
-		if status == "queued" { // the slot has begun: the entry waits for another
-			return gone, release(ctx, tx, acct, entryID, now)
+		if h.status == "queued" { // the slot has begun: the entry waits for another
+			return gone, release(ctx, tx, acct, h.entryID, now)
 		}
 		return gone, nil
 	}
-	// Another booking may hold the time without having released the hold
-	// (booked before the offer's hold existed, or through a path that does
-	// not release): then the seat is gone.
-	var busy int
-	if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM appointments WHERE account_id = ? AND professional_id = ? AND status IN ('booked', 'arrived')
-		AND start_at < ? AND end_at > ?`, acct.ID, proID, *end, *start).Scan(&busy); err != nil {
-		return ReplyResult{}, err
-	}
-	if busy > 0 {
-		return gone, release(ctx, tx, acct, entryID, now)
-	}
-	b, err := calendar.BookSeat(ctx, tx, acct, calendar.Seat{EntryID: entryID, ClientID: clientID, ServiceID: serviceID,
-		ProfessionalID: proID, Start: db.Time(*start), End: db.Time(*end)}, now)
-	if errs.Is(err, errs.ValidationError) {
-		return gone, release(ctx, tx, acct, entryID, now)
-	}
-	if err != nil {
-		return ReplyResult{}, err
+	b, err := book(ctx, tx, acct, h, now)
+	if err != nil || b == nil {
+		return gone, err
 	}
 	loc := acct.Location()
-	return ReplyResult{Handled: true, Booked: &b, Answer: texts.Render(lang, texts.SeatBooked, texts.Vars{
-		Service: b.Appointment.Service.Name, Professional: b.Appointment.CalendarProfile.Name, When: db.Time(*start).In(loc)})}, nil
+	return ReplyResult{Handled: true, Booked: b, Answer: texts.Render(lang, texts.SeatBooked, texts.Vars{
+		Service: b.Appointment.Service.Name, Professional: b.Appointment.CalendarProfile.Name, When: db.Time(*h.start).In(loc)})}, nil
+}
+
+// heldOffer is a waiting-list entry's newest seat offer, as stored.
+type heldOffer struct {
+	entryID, listID, serviceID, clientID, proID int64
+	status                                      string
+	start, end, expires                         *int64
+}
+
+const selectHeld = `SELECT id, waitlist_id, service_id, client_id, status, offer_professional_id, offer_start_at, offer_end_at, seat_expires_at
+		FROM waitlist_entries`
+
+func scanHeld(row interface{ Scan(...any) error }) (heldOffer, error) {
+	var h heldOffer
+	err := row.Scan(&h.entryID, &h.listID, &h.serviceID, &h.clientID, &h.status, &proIDPtr{&h.proID}, &h.start, &h.end, &h.expires)
+	return h, err
+}
+
+// live reports whether the offer still holds its slot at now: a hold is
+// live until seat_expires_at; a slot that has begun can no longer be
+// taken, whatever the hold says.
+func (h heldOffer) live(now time.Time) bool {
+	us := db.Micros(now)
+	return h.status == "queued" && h.expires != nil && *h.expires > us && h.start != nil && h.end != nil && *h.start > us
+}
+
+// book books a live held offer for its patient (calendar.BookSeat: source
+// waitlist, confirmed, the entry resolved as booked, appointment.booked),
+// in tx. When the seat is gone after all (another booking holds the time
+// without having released the hold, or the professional no longer offers
+// the service) the hold is released and the booking is nil.
+func book(ctx context.Context, tx *db.Tx, acct account.Account, h heldOffer, now time.Time) (*calendar.Booking, error) {
+	var busy int
+	if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM appointments WHERE account_id = ? AND professional_id = ? AND status IN ('booked', 'arrived')
+		AND start_at < ? AND end_at > ?`, acct.ID, h.proID, *h.end, *h.start).Scan(&busy); err != nil {
+		return nil, err
+	}
+	if busy > 0 {
+		return nil, release(ctx, tx, acct, h.entryID, now)
+	}
+	b, err := calendar.BookSeat(ctx, tx, acct, calendar.Seat{EntryID: h.entryID, ClientID: h.clientID, ServiceID: h.serviceID,
+		ProfessionalID: h.proID, Start: db.Time(*h.start), End: db.Time(*h.end)}, now)
+	if errs.Is(err, errs.ValidationError) {
+		return nil, release(ctx, tx, acct, h.entryID, now)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// reoffer offers the list's free seats at once after h's hold was given
+// back, leaving h's entry out of this run.
+func reoffer(ctx context.Context, tx *db.Tx, acct account.Account, h heldOffer, lang string, now time.Time) error {
+	l, err := loadList(ctx, tx, acct, h.listID, lang)
+	if err != nil || !l.active {
+		return err
+	}
+	return offer(ctx, tx, acct, l.list, now, h.entryID)
 }
 
 // proIDPtr scans a nullable professional id.
