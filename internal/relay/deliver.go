@@ -28,9 +28,11 @@ import (
 // opt-out: acknowledging STOP is the one message an opted-out client gets.
 const KindReply = "channel_reply"
 
-// Kinds that quiet hours hold back: marketing-like messages. Booking
-// confirmations, reminders and seat offers are time-critical and go at once.
-var quietKinds = map[string]bool{"automation_message": true, "sequence_message": true}
+// Kinds that quiet hours hold back: marketing-like messages and seat
+// offers (whose hold is timed around quiet hours, docs/waiting-list-by-hand.md,
+// so a retried offer never reaches a patient at night either). Booking
+// confirmations and reminders are time-critical and go at once.
+var quietKinds = map[string]bool{"automation_message": true, "sequence_message": true, "seat_offer": true}
 
 // Message is an outbox message to deliver.
 type Message struct {

@@ -61,6 +61,7 @@ func TestDeliverDecisions(t *testing.T) {
 			{"opted out", `{"default_channel":"log"}`, "automation_message", maria, time.Date(2026, 11, 25, 12, 0, 0, 0, madrid), true, relay.StatusSuppressed, "log", "opted out"},
 			{"the opt-out answer still goes", `{"default_channel":"log"}`, relay.KindReply, maria, time.Date(2026, 11, 25, 12, 0, 0, 0, madrid), true, relay.StatusSent, "log", ""},
 			{"quiet hours hold an automation", `{"default_channel":"log","quiet_hours":"21:00-09:00"}`, "automation_message", maria, time.Date(2026, 11, 25, 22, 30, 0, 0, madrid), false, relay.StatusDeferred, "log", ""},
+			{"quiet hours hold a seat offer", `{"default_channel":"log","quiet_hours":"21:00-09:00"}`, "seat_offer", maria, time.Date(2026, 11, 25, 22, 30, 0, 0, madrid), false, relay.StatusDeferred, "log", ""},
 			{"quiet hours never hold a confirmation", `{"default_channel":"log","quiet_hours":"21:00-09:00"}`, "booking_confirmation", maria, time.Date(2026, 11, 25, 22, 30, 0, 0, madrid), false, relay.StatusSent, "log", ""},
 		} {
 			t.Run(test.name, func(t *testing.T) {
