@@ -45,7 +45,7 @@ func TestPatientNationalID(t *testing.T) {
 		page := "/app/clients/" + itoa(maria)
 		for _, test := range []struct {
 			name, in, want string // want "" with refusal: refused
-			refusal            string
+			refusal        string
 		}{
 			{"valid DNI", "12345678Z", "12345678Z", ""},
 			{"valid NIE", "X1234567L", "X1234567L", ""},
@@ -111,7 +111,7 @@ type suggestAnswer struct {
 
 func suggest(t *testing.T, u *user, q string) suggestAnswer {
 	t.Helper()
-	p := u.get("/app/clients/suggest?q=" + url.QueryEscape(q)).must(t, http.StatusOK)
+	p := u.get("/app/clients/suggest?q="+url.QueryEscape(q)).must(t, http.StatusOK)
 	if ct := p.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Fatalf("content type %q", ct)
 	}
@@ -223,7 +223,7 @@ func TestPatientPageActions(t *testing.T) {
 		}
 		u.get("/app/book?"+v.Encode()).must(t, http.StatusOK).contains(t, `id="client-`+itoa(maria)+`" name="client_id" value="`+itoa(maria)+`" checked`)
 		// Another account's client is not found.
-		u.get("/app/today?client_id=" + itoa(h.other().Clients["maria"])).must(t, http.StatusNotFound)
+		u.get("/app/today?client_id="+itoa(h.other().Clients["maria"])).must(t, http.StatusNotFound)
 	})
 }
 
