@@ -214,7 +214,7 @@ func TestPatientPageActions(t *testing.T) {
 
 		// Book: Today with the patient chosen carries her into every Book
 		// link, and the booking form shows her checked.
-		today := u.get("/app/today?client_id="+itoa(maria)+"&date=2026-11-23").must(t, http.StatusOK).contains(t, "Booking for María García", "client_id="+itoa(maria))
+		today := u.get("/app/today?client_id="+itoa(maria)+"&date=2026-11-23").must(t, http.StatusOK).contains(t, "Booking for María García", "client_id="+itoa(maria), "view=week&amp;client_id="+itoa(maria), `name="client_id" value="`+itoa(maria)+`"`)
 		link := strings.ReplaceAll(bookLink(pro, svc, at("2026-11-23", "16:30")), "&amp;", "&")
 		v, _ := url.ParseQuery(strings.SplitN(link, "?", 2)[1])
 		v.Set("client_id", itoa(maria))

@@ -257,11 +257,16 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 	if svc != nil {
 		svcID = svc.ID
 	}
+	dayURL, weekURL := viewLink(day, "day", svcID), viewLink(day, "week", svcID)
+	if forClient != nil {
+		dayURL += "&client_id=" + strconv.FormatInt(forClient.ID, 10)
+		weekURL += "&client_id=" + strconv.FormatInt(forClient.ID, 10)
+	}
 	d.render(w, r, s, http.StatusOK, "today", "Today", "today", todayView{
 		Grid: g, View: view, Day: day, From: from, IsToday: day.Equal(today), Date: day.Format("2006-01-02"),
 		Services: services, Service: svc, ServiceID: svcID, Pros: scheds, ProID: proID,
 		Prev: link(day.AddDate(0, 0, -step)), Next: link(day.AddDate(0, 0, step)), TodayURL: link(today),
-		DayURL: viewLink(day, "day", svcID), WeekURL: viewLink(day, "week", svcID),
+		DayURL: dayURL, WeekURL: weekURL,
 		Booked: counts[calendar.StatusBooked], Arrived: counts[calendar.StatusArrived], Cancelled: counts[calendar.StatusCancelled],
 		Done: counts[calendar.StatusCompleted] + counts[calendar.StatusNoShow],
 		Held: len(holds), Free: free, Unread: unread, Zone: loc.String(), Back: r.URL.RequestURI(), For: forClient,
