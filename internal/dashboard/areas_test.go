@@ -17,7 +17,7 @@ func TestClientEdit(t *testing.T) {
 		pedro := h.acme().Clients["pedro"]
 		for _, q := range []string{"pedro", "SÁNCHEZ", "600333", "+34600333444", "pedro@EXAMPLE"} {
 			// The one match opens the client's page (docs/patient-search.md).
-			if p := u.get("/app/clients?q=" + url.QueryEscape(q)).must(t, http.StatusSeeOther); p.Location != "/app/clients/"+itoa(pedro) {
+			if p := u.get("/app/clients?q="+url.QueryEscape(q)).must(t, http.StatusSeeOther); p.Location != "/app/clients/"+itoa(pedro) {
 				t.Fatalf("search %q went to %q", q, p.Location)
 			}
 		}
