@@ -170,6 +170,8 @@ func TestClientSuggest(t *testing.T) {
 				`data-suggest="/app/clients/suggest"`, `role="combobox"`, `aria-expanded="false"`, `role="listbox"`)
 		}
 		anon.get("/app/login").lacks(t, "header-search")
+		h.signedIn("eva@acme.test", "eva-password").get("/app/today").must(t, http.StatusOK).
+			contains(t, `placeholder="Buscar paciente"`, `aria-label="Pacientes encontrados"`)
 	})
 }
 
