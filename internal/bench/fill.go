@@ -67,7 +67,7 @@ func (f *fixture) loadClients(ctx context.Context, n int) error {
 				i := f.bulk + done + j
 				first, last := firstNames[i%len(firstNames)], lastNames[(i/len(firstNames))%len(lastNames)]
 				email := fmt.Sprintf("c%d@bulk.example", i)
-				rows[j] = []any{ids[j], f.acct.ID, first, last, contact.SearchName(first, last), contact.SearchText(first, last, email), 34, bulkNational(i),
+				rows[j] = []any{ids[j], f.acct.ID, first, last, contact.SearchName(first, last), contact.SearchText(first, last, email, ""), 34, bulkNational(i),
 					email, email, `{"source":"bulk"}`, now, now}
 				if i%10 == 0 {
 					cards = append(cards, []any{f.acct.ID, f.ids.Pipelines["sales"], ids[j], stages[(i/10)%len(stages)], users[i%len(users)],

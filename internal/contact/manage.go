@@ -59,6 +59,9 @@ type ClientUpdate struct {
 	FirstName, LastName, Email, Company, Timezone string
 	LeadValue                                     string // "" clears
 	Data                                          map[string]any
+	// NationalID (DNI/NIE, checked by NationalID), Insurer and
+	// InsurancePolicy (Insurance): "" clears.
+	NationalID, Insurer, InsurancePolicy string
 }
 
 // UpdateClient writes u over the client.
@@ -77,6 +80,14 @@ func UpdateClient(ctx context.Context, store *db.DB, acct account.Account, id in
 		return errs.New(errs.ValidationError, "A company may have at most 255 characters.")
 	case u.Timezone != "" && !ValidZone(u.Timezone):
 		return errs.New(errs.ValidationError, "%q is not a time zone (use an IANA name such as Europe/Madrid).", u.Timezone)
+	}
+	nationalID, err := NationalID(u.NationalID)
+	if err != nil {
+		return err
+	}
+	insurer, policy, err := Insurance(u.Insurer, u.InsurancePolicy)
+	if err != nil {
+		return err
 	}
 	var lead any
 	if v := strings.TrimSpace(u.LeadValue); v != "" {
@@ -99,10 +110,10 @@ func UpdateClient(ctx context.Context, store *db.DB, acct account.Account, id in
 		return errs.New(errs.ValidationError, "Custom fields must stay under 16 KB.")
 	}
 	res, err := store.Exec(ctx, `UPDATE clients SET first_name = ?, last_name = ?, name_search = ?, search_text = ?, email = ?, email_norm = ?,
-			company = ?, timezone = ?, lead_value = ?, data = ?, updated_at = ?
+			company = ?, timezone = ?, lead_value = ?, data = ?, national_id = ?, insurer = ?, insurance_policy = ?, updated_at = ?
 		WHERE account_id = ? AND id = ?`,
-		u.FirstName, u.LastName, SearchName(u.FirstName, u.LastName), SearchText(u.FirstName, u.LastName, u.Email), db.Null(u.Email), db.Null(NormEmail(u.Email)),
-		db.Null(u.Company), db.Null(u.Timezone), lead, string(data), db.Micros(now), acct.ID, id)
+		u.FirstName, u.LastName, SearchName(u.FirstName, u.LastName), SearchText(u.FirstName, u.LastName, u.Email, nationalID), db.Null(u.Email), db.Null(NormEmail(u.Email)),
+		db.Null(u.Company), db.Null(u.Timezone), lead, string(data), nationalID, insurer, policy, db.Micros(now), acct.ID, id)
 	if err != nil {
 		return err
 	}

@@ -15,10 +15,11 @@ import (
 )
 
 // SearchText is the folded search column (clients.search_text) of a
-// client with these names and e-mail. Every write of a client's names or
-// e-mail stores it; migration 00030 filled it for the clients before.
-func SearchText(first, last, email string) string {
-	return names.SearchText(first, last, email)
+// client with these names, e-mail and national id (DNI/NIE, stored form).
+// Every write of a client's names, e-mail or national id stores it;
+// migration 00030 filled it for the clients before.
+func SearchText(first, last, email, nationalID string) string {
+	return names.SearchText(first, last, email, nationalID)
 }
 
 // SearchClients finds the account's clients a receptionist's query names.
@@ -28,7 +29,9 @@ func SearchText(first, last, email string) string {
 // and every word must be the prefix of a word of the client's first name,
 // last name or e-mail, in any order, accents and case ignored. Clients
 // whose full name is the query come first, then by name. An empty query
-// lists the newest clients. It returns at most limit clients and the
+// lists the newest clients. A DNI or NIE (whole or its start, in any case,
+// with spaces, dashes or dots) matches the client's national id; digits
+// alone match it from its start as well as the phone. It returns at most limit clients and the
 // number matching.
 func SearchClients(ctx context.Context, q db.Querier, acct account.Account, query string, limit int) ([]Client, int, error) {
 	where, args := "c.account_id = ?", []any{acct.ID}
@@ -42,14 +45,23 @@ func SearchClients(ctx context.Context, q db.Querier, acct account.Account, quer
 		coll = ` COLLATE "C"`
 	}
 	if digits, ok := phoneQuery(query); ok {
-		where += ` AND (c.phone_national LIKE ? OR (CAST(c.phone_cc AS TEXT) || c.phone_national) LIKE ?)`
-		args = append(args, "%"+digits+"%", "%"+digits+"%")
+		// A DNI is read out as digits too: its number from the start.
+		where += ` AND (c.phone_national LIKE ? OR (CAST(c.phone_cc AS TEXT) || c.phone_national) LIKE ? OR c.national_id LIKE ?)`
+		args = append(args, "%"+digits+"%", "%"+digits+"%", phone.Digits(query)+"%")
 		order = "c.search_text" + coll + ", c.id"
 	} else if words := names.QueryWords(query); len(words) > 0 {
-		for _, w := range words {
-			where += ` AND c.search_text LIKE ? ESCAPE '\'`
+		cond := make([]string, len(words))
+		for i, w := range words {
+			cond[i] = `c.search_text LIKE ? ESCAPE '\'`
 			args = append(args, "% "+escapeLike(w)+"%")
 		}
+		// A DNI or NIE typed with spaces, dashes or dots ("12345678 z",
+		// "x-1234567-l") is one word of search_text, whatever the case.
+		if id, ok := nationalIDQuery(query); ok {
+			cond = []string{"(" + strings.Join(cond, " AND ") + `) OR c.search_text LIKE ? ESCAPE '\'`}
+			args = append(args, "% "+escapeLike(id)+"%")
+		}
+		where += " AND (" + strings.Join(cond, " AND ") + ")"
 		order = `CASE WHEN c.search_text LIKE ? ESCAPE '\' THEN 0 ELSE 1 END, c.search_text` + coll + `, c.id`
 		orderArgs = []any{escapeLike(strings.Join(words, " ")) + "\t%"}
 	} else if query != "" {
@@ -74,6 +86,26 @@ func SearchClients(ctx context.Context, q db.Querier, acct account.Account, quer
 		out = append(out, c)
 	}
 	return out, total, rows.Err()
+}
+
+// nationalIDQuery returns the folded stored form of a query that reads as
+// a DNI or NIE, whole or its start: a digit or X, Y, Z, then digits, then
+// perhaps a letter, once spaces, dashes and dots are removed, with at least
+// three digits.
+func nationalIDQuery(query string) (string, bool) {
+	id := CompactNationalID(query)
+	digits := 0
+	for i, r := range id {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+		case i == 0 && (r == 'X' || r == 'Y' || r == 'Z'):
+		case i == len(id)-1 && r >= 'A' && r <= 'Z' && digits > 0:
+		default:
+			return "", false
+		}
+	}
+	return strings.ToLower(id), digits >= 3
 }
 
 // phoneQuery returns the digits a query reads as part of a phone number:

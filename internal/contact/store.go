@@ -27,8 +27,12 @@ type Client struct {
 	Timezone  string       // "" when none
 	Data      map[string]any
 	LeadValue *float64
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	// NationalID is the DNI/NIE in its stored form (NationalID), Insurer
+	// and InsurancePolicy free text: "" when not known
+	// (docs/patient-fields.md). The public API does not show them.
+	NationalID, Insurer, InsurancePolicy string
+	CreatedAt                            time.Time
+	UpdatedAt                            time.Time
 }
 
 // Name is the display name.
@@ -86,7 +90,7 @@ func (c Client) Summary() Summary {
 
 // Columns is the select list that Scan reads, for queries that join clients
 // under the alias c.
-const Columns = `c.id, c.first_name, c.last_name, c.phone_cc, c.phone_national, c.email, c.company, c.timezone, c.data, c.lead_value, c.created_at, c.updated_at`
+const Columns = `c.id, c.first_name, c.last_name, c.phone_cc, c.phone_national, c.email, c.company, c.timezone, c.data, c.lead_value, c.national_id, c.insurer, c.insurance_policy, c.created_at, c.updated_at`
 
 // Scan reads a row selected with Columns.
 func Scan(row interface{ Scan(...any) error }, extra ...any) (Client, error) {
@@ -99,7 +103,7 @@ func Scan(row interface{ Scan(...any) error }, extra ...any) (Client, error) {
 		lead                     sql.NullFloat64
 		created, updated         int64
 	)
-	dest := append([]any{&c.ID, &c.FirstName, &c.LastName, &cc, &national, &email, &company, &tz, &data, &lead, &created, &updated}, extra...)
+	dest := append([]any{&c.ID, &c.FirstName, &c.LastName, &cc, &national, &email, &company, &tz, &data, &lead, &c.NationalID, &c.Insurer, &c.InsurancePolicy, &created, &updated}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return c, err
 	}
@@ -230,6 +234,7 @@ type New struct {
 	Timezone            string
 	Data                map[string]any
 	LeadValue           *float64
+	NationalID          string // the stored form (NationalID), or ""
 }
 
 // InsertMany creates clients with one multi-row statement and returns their
@@ -248,7 +253,7 @@ func InsertMany(ctx context.Context, tx *db.Tx, acct account.Account, clients []
 		rows[i] = insertRow(ids[i], acct, c, now)
 	}
 	err = db.InsertMany(ctx, tx, `INSERT INTO clients (id, account_id, first_name, last_name, name_search, search_text, phone_cc, phone_national,
-		email, email_norm, company, timezone, data, lead_value, created_at, updated_at)`, rows, "")
+		email, email_norm, company, timezone, data, lead_value, national_id, created_at, updated_at)`, rows, "")
 	if err != nil {
 		return nil, fmt.Errorf("insert clients: %w", err)
 	}
@@ -273,7 +278,8 @@ func insertRow(id int64, acct account.Account, c New, now time.Time) []any {
 		lead = *c.LeadValue
 	}
 	return []any{id, acct.ID, strings.TrimSpace(c.FirstName), strings.TrimSpace(c.LastName), SearchName(c.FirstName, c.LastName),
-		SearchText(c.FirstName, c.LastName, c.Email), cc, national, email, emailNorm, db.Null(strings.TrimSpace(c.Company)), db.Null(c.Timezone), string(b), lead, db.Micros(now), db.Micros(now)}
+		SearchText(c.FirstName, c.LastName, c.Email, c.NationalID), cc, national, email, emailNorm, db.Null(strings.TrimSpace(c.Company)), db.Null(c.Timezone), string(b), lead,
+		c.NationalID, db.Micros(now), db.Micros(now)}
 }
 
 // Keys are what can make two transactions of one account create or merge

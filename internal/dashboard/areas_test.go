@@ -16,7 +16,10 @@ func TestClientEdit(t *testing.T) {
 		u := h.signedIn("ana@acme.test", "ana-password")
 		pedro := h.acme().Clients["pedro"]
 		for _, q := range []string{"pedro", "SÁNCHEZ", "600333", "+34600333444", "pedro@EXAMPLE"} {
-			u.get("/app/clients?q="+url.QueryEscape(q)).must(t, http.StatusOK).contains(t, "/app/clients/"+itoa(pedro))
+			// The one match opens the client's page (docs/patient-search.md).
+			if p := u.get("/app/clients?q="+url.QueryEscape(q)).must(t, http.StatusSeeOther); p.Location != "/app/clients/"+itoa(pedro) {
+				t.Fatalf("search %q went to %q", q, p.Location)
+			}
 		}
 		u.get("/app/clients?q=nobody").must(t, http.StatusOK).contains(t, "No client matches")
 		path := "/app/clients/" + itoa(pedro)

@@ -31,7 +31,7 @@ func TestBrowserClients(t *testing.T) {
 			chromedp.SendKeys(chromedp.CSS("#last_name"), "Pérez"),
 			chromedp.SendKeys(chromedp.CSS("#phone"), national[:3]+" "+national[3:6]+" "+national[6:]),
 			chromedp.SendKeys(chromedp.CSS("#email"), "lola-"+national+"@example.com"),
-			chromedp.Click(chromedp.CSS(`form[action="/app/clients"] button[type=submit]`)),
+			chromedp.Click(chromedp.CSS(`main form[action="/app/clients"] button[type=submit]`)),
 			// Success or refusal: either shows a message.
 			chromedp.WaitVisible(chromedp.CSS(".flash")))
 		if msg := b.text(".flash"); !strings.Contains(msg, "Client Lola Pérez created.") {
@@ -69,7 +69,7 @@ func TestBrowserClients(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS("#first_name")),
 			chromedp.SendKeys(chromedp.CSS("#first_name"), "Dolores"),
 			chromedp.SendKeys(chromedp.CSS("#phone"), "+34"+national),
-			chromedp.Click(chromedp.CSS(`form[action="/app/clients"] button[type=submit]`)),
+			chromedp.Click(chromedp.CSS(`main form[action="/app/clients"] button[type=submit]`)),
 			chromedp.WaitVisible(chromedp.CSS(".flash.error a")))
 		if msg := b.text(".flash.error"); !strings.Contains(msg, "already belongs to Lola Pérez") {
 			b.t.Fatalf("refusal = %q", msg)

@@ -13,8 +13,8 @@ import (
 
 // TestClientSearchDoors: the Clients page and the booking form's client
 // lookup find clients with the one search rule (docs/patient-search.md),
-// never another account's, and the booking form chooses a single match so
-// "Book" books for it.
+// never another account's; a single match on the Clients page opens the
+// patient's page and the booking form chooses it so "Book" books for it.
 func TestClientSearchDoors(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		h := newHarness(t, store)
@@ -41,17 +41,24 @@ func TestClientSearchDoors(t *testing.T) {
 		} {
 			t.Run(test.name, func(t *testing.T) {
 				q := url.QueryEscape(test.query)
-				list := u.get("/app/clients?q="+q).must(t, http.StatusOK)
+				list := u.get("/app/clients?q=" + q)
 				form := u.get(book+"&q="+q).must(t, http.StatusOK)
 				if test.want == 0 {
-					list.lacks(t, `id="single-match"`)
+					list.must(t, http.StatusOK)
 					form.contains(t, `name="client_id" value="new" checked`)
 				} else {
-					list.contains(t, `<a href="/app/clients/`+itoa(test.want)+`" id="single-match" autofocus>`, "1 client")
+					// A single match opens the patient's page.
+					list.must(t, http.StatusSeeOther)
+					if list.Location != "/app/clients/"+itoa(test.want) {
+						t.Fatalf("a single match went to %q", list.Location)
+					}
 					form.contains(t, `id="client-`+itoa(test.want)+`" name="client_id" value="`+itoa(test.want)+`" checked`)
 				}
 				// Account B's María has the same name, phone and e-mail.
 				list.lacks(t, "/app/clients/"+itoa(otherMaria)+`"`)
+				if list.Location == "/app/clients/"+itoa(otherMaria) {
+					t.Fatal("a search opened another account's client")
+				}
 				form.lacks(t, `id="client-`+itoa(otherMaria)+`"`)
 			})
 		}

@@ -1,9 +1,10 @@
 package dashboard
 
-// Clients: create, the client's whole page, adding to a waiting list.
+// Clients: the search, create, tags, adding to a waiting list. The
+// client's own page is client_page.go, the header's type-ahead
+// clients_suggest.go.
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,12 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/frontdesk/frontdesk/internal/calendar"
-	"github.com/frontdesk/frontdesk/internal/channels"
-	"github.com/frontdesk/frontdesk/internal/chat"
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/errs"
-	"github.com/frontdesk/frontdesk/internal/pipeline"
 	"github.com/frontdesk/frontdesk/internal/waitlist"
 )
 
@@ -25,13 +22,14 @@ type clientsView struct {
 	Q       string
 	Clients []contact.Client
 	Total   int
-	Single  bool // a search found exactly one client: its link has the focus, Enter opens it
 }
 
 func (clientsView) isPage() {}
 
 // clientsPage handles "GET /app/clients?q=": the one client search
-// (contact.SearchClients, docs/patient-search.md).
+// (contact.SearchClients, docs/patient-search.md); the header's search
+// form sends it too. A query that finds exactly one client opens that
+// client's page.
 func (d *Dashboard) clientsPage(w http.ResponseWriter, r *http.Request, s *session) error {
 	q, err := searchTerm(r.URL.Query().Get("q"))
 	if err != nil {
@@ -41,7 +39,13 @@ func (d *Dashboard) clientsPage(w http.ResponseWriter, r *http.Request, s *sessi
 	if err != nil {
 		return err
 	}
-	d.render(w, r, s, http.StatusOK, "clients", "Clients", "clients", clientsView{Q: q, Clients: list, Total: total, Single: q != "" && total == 1})
+	// One client found: the receptionist was looking for that patient, so
+	// their page opens (docs/patient-search.md).
+	if q != "" && total == 1 && len(list) == 1 {
+		http.Redirect(w, r, fmt.Sprintf("%sclients/%d", Prefix, list[0].ID), http.StatusSeeOther)
+		return nil
+	}
+	d.render(w, r, s, http.StatusOK, "clients", "Clients", "clients", clientsView{Q: q, Clients: list, Total: total})
 	return nil
 }
 
@@ -103,112 +107,6 @@ func (d *Dashboard) createClient(w http.ResponseWriter, r *http.Request, s *sess
 		return err
 	}
 	d.redirect(w, r, fmt.Sprintf("%sclients/%d", Prefix, c.ID), "ok", s.Translate("Client %s created.", c.Name()))
-	return nil
-}
-
-// clientView is a client's page: the editable record, and what every area
-// holds about the client.
-type clientView struct {
-	Client          contact.Client
-	Tags            []contact.Tag
-	DataJSON        string
-	Lead            string
-	Phone           *string
-	Upcoming, Past  []calendar.AppointmentView
-	Attendance      calendar.Attendance
-	Entries         []waitlist.ClientEntry
-	Cards           []pipeline.ClientCard
-	Conversations   []chat.Conversation
-	Consent         []channels.ChannelConsent
-	Lists           []waitlist.ListChoice
-	Services        []waitlist.Service
-	TimePreferences []string
-	NotesMax        int
-	Label           func(string) string
-}
-
-func (clientView) isPage() {}
-
-// clientPage handles "GET /app/clients/{client_id}": the editable details
-// and tags, then everything the account holds about the client, each list
-// read by its own area: appointments (calendar), waiting-list entries
-// (waitlist), cards (pipeline), conversations (chat) and consent per
-// channel (channels); and the form that adds the client to a waiting list.
-func (d *Dashboard) clientPage(w http.ResponseWriter, r *http.Request, s *session) error {
-	id, err := pathID(r, "client_id")
-	if err != nil {
-		return err
-	}
-	ctx, acct, now := r.Context(), s.Account, d.clock.Now()
-	c, err := contact.GetClient(ctx, d.db, acct, id)
-	if err != nil {
-		return err
-	}
-	tags, err := contact.ClientTags(ctx, d.db, acct, id)
-	if err != nil {
-		return err
-	}
-	upcoming, past, err := calendar.ClientAppointments(ctx, d.db, acct, id, now)
-	if err != nil {
-		return err
-	}
-	attendance, err := calendar.ClientAttendance(ctx, d.db, acct, id)
-	if err != nil {
-		return err
-	}
-	entries, err := waitlist.ClientEntries(ctx, d.db, acct, id, now)
-	if err != nil {
-		return err
-	}
-	cards, err := pipeline.ClientCards(ctx, d.db, acct, id)
-	if err != nil {
-		return err
-	}
-	convs, err := chat.ClientConversations(ctx, d.db, acct, id)
-	if err != nil {
-		return err
-	}
-	consent, err := channels.ClientConsent(ctx, d.db, acct, id)
-	if err != nil {
-		return err
-	}
-	lists, services, err := waitlist.ListChoices(ctx, d.db, acct)
-	if err != nil {
-		return err
-	}
-	data, _ := json.MarshalIndent(c.Data, "", "  ")
-	lead := ""
-	if c.LeadValue != nil {
-		lead = strconv.FormatFloat(*c.LeadValue, 'f', -1, 64)
-	}
-	d.render(w, r, s, http.StatusOK, "client", c.Name(), "clients", clientView{
-		Client: c, Tags: tags, DataJSON: string(data), Lead: lead, Phone: c.PhoneE164(),
-		Upcoming: upcoming, Past: past, Attendance: attendance, Entries: entries, Cards: cards, Conversations: convs, Consent: consent,
-		Lists: lists, Services: services, TimePreferences: waitlist.TimePreferences, NotesMax: waitlist.MaxNotesLen,
-		Label: valueLabel(s),
-	})
-	return nil
-}
-
-// saveClient handles "POST /app/clients/{client_id}": the whole record;
-// an emptied field is cleared.
-func (d *Dashboard) saveClient(w http.ResponseWriter, r *http.Request, s *session) error {
-	id, err := pathID(r, "client_id")
-	if err != nil {
-		return err
-	}
-	f := r.PostForm
-	u := contact.ClientUpdate{FirstName: f.Get("first_name"), LastName: f.Get("last_name"), Email: f.Get("email"),
-		Company: f.Get("company"), Timezone: f.Get("timezone"), LeadValue: f.Get("lead_value")}
-	if raw := strings.TrimSpace(f.Get("data")); raw != "" {
-		if err := json.Unmarshal([]byte(raw), &u.Data); err != nil || u.Data == nil {
-			return errs.New(errs.ValidationError, "%s", s.Translate("Custom fields must be a JSON object, e.g. {\"plan\": \"gold\"}."))
-		}
-	}
-	if err := contact.UpdateClient(r.Context(), d.db, s.Account, id, u, d.clock.Now()); err != nil {
-		return err
-	}
-	d.redirect(w, r, fmt.Sprintf("%sclients/%d", Prefix, id), "ok", s.Translate("Client saved."))
 	return nil
 }
 

@@ -58,7 +58,7 @@ func (rescheduleView) isPage() {}
 
 // reschedulePage handles "GET /app/appointments/{appointment_id}/reschedule"
 // with date (YYYY-MM-DD, default today), professional_id (the filter),
-// return (today or calendar) and, for the confirm step, start and with
+// return (today, calendar or client) and, for the confirm step, start and with
 // (a slot picked).
 func (d *Dashboard) reschedulePage(w http.ResponseWriter, r *http.Request, s *session) error {
 	id, err := pathID(r, "appointment_id")
@@ -99,7 +99,7 @@ func (d *Dashboard) moveView(r *http.Request, s *session, id int64, date, proPar
 		return rescheduleView{}, err
 	}
 	proID, _ := strconv.ParseInt(proParam, 10, 64)
-	if ret != "calendar" {
+	if ret != "calendar" && ret != "client" {
 		ret = "today"
 	}
 	v := rescheduleView{Appt: a, Day: day, Date: day.Format(time.DateOnly), Pros: pros, ProID: proID, Return: ret,
@@ -177,8 +177,11 @@ func (d *Dashboard) reschedule(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	a := moved.Appointment
 	to := fmt.Sprintf("%scalendar?date=%s", Prefix, a.StartAt.In(loc).Format("2006-01-02"))
-	if r.PostForm.Get("return") == "today" {
+	switch r.PostForm.Get("return") {
+	case "today":
 		to = fmt.Sprintf("%stoday?date=%s#appt-%d", Prefix, a.StartAt.In(loc).Format("2006-01-02"), a.ID)
+	case "client": // the client's page (client_page.go)
+		to = fmt.Sprintf("%sclients/%d#appointments", Prefix, a.ClientID)
 	}
 	msg := s.Translate("Appointment of %s moved to %s with %s.", a.ClientName, formatTime(s.Lang, a.StartAt.In(loc), "Mon 2 Jan 15:04"), a.ProfessionalName)
 	kind := "ok"

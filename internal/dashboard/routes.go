@@ -62,9 +62,10 @@ func (d *Dashboard) routes() {
 	d.action("POST "+Prefix+"appointments/{appointment_id}/undo", d.undoStatus)
 	d.page("GET "+Prefix+"appointments/{appointment_id}/reschedule", d.reschedulePage)
 
-	// Clients (clients.go).
+	// Clients (clients.go, client_page.go).
 	d.page("GET "+Prefix+"clients", d.clientsPage)
 	d.page("GET "+Prefix+"clients/new", d.newClientPage)
+	d.mux.HandleFunc("GET "+Prefix+"clients/suggest", d.suggestClients) // JSON, 401 without a session (clients_suggest.go)
 	d.action("POST "+Prefix+"clients", d.createClient)
 	d.page("GET "+Prefix+"clients/{client_id}", d.clientPage)
 	d.action("POST "+Prefix+"clients/{client_id}", d.saveClient)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/chat"
+	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/waitlist"
 )
@@ -43,7 +44,8 @@ type todayView struct {
 	Booked, Arrived, Cancelled, Done int
 	Held, Free, Unread               int
 	Zone                             string
-	Back                             string // this page, for the actions to return to
+	Back                             string          // this page, for the actions to return to
+	For                              *contact.Client // client_id: the client the "Book" links book for (book_for_client.go)
 }
 
 func (todayView) isPage() {}
@@ -74,6 +76,10 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 		view = "week"
 	}
 	services, err := calendar.ListServices(ctx, d.db, s.Account)
+	if err != nil {
+		return err
+	}
+	forClient, err := d.bookingFor(r, s)
 	if err != nil {
 		return err
 	}
@@ -208,6 +214,9 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 			if c := column(start, sl.Professional.ID, sl.Professional.Name); c != nil {
 				v := url.Values{"professional_id": {strconv.FormatInt(sl.Professional.ID, 10)}, "service_id": {strconv.FormatInt(svc.ID, 10)},
 					"start": {start.UTC().Format(time.RFC3339)}}
+				if forClient != nil {
+					v.Set("client_id", strconv.FormatInt(forClient.ID, 10))
+				}
 				c.Items = append(c.Items, &gridItem{Start: start, End: end, BookURL: Prefix + "book?" + v.Encode(),
 					ProName: sl.Professional.Name, ServiceName: svc.Name})
 				free++
@@ -239,20 +248,28 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 		if svc != nil {
 			v.Set("service", strconv.FormatInt(svc.ID, 10))
 		}
+		if forClient != nil {
+			v.Set("client_id", strconv.FormatInt(forClient.ID, 10))
+		}
 		return Prefix + "today?" + v.Encode()
 	}
 	var svcID int64
 	if svc != nil {
 		svcID = svc.ID
 	}
+	dayURL, weekURL := viewLink(day, "day", svcID), viewLink(day, "week", svcID)
+	if forClient != nil {
+		dayURL += "&client_id=" + strconv.FormatInt(forClient.ID, 10)
+		weekURL += "&client_id=" + strconv.FormatInt(forClient.ID, 10)
+	}
 	d.render(w, r, s, http.StatusOK, "today", "Today", "today", todayView{
 		Grid: g, View: view, Day: day, From: from, IsToday: day.Equal(today), Date: day.Format("2006-01-02"),
 		Services: services, Service: svc, ServiceID: svcID, Pros: scheds, ProID: proID,
 		Prev: link(day.AddDate(0, 0, -step)), Next: link(day.AddDate(0, 0, step)), TodayURL: link(today),
-		DayURL: viewLink(day, "day", svcID), WeekURL: viewLink(day, "week", svcID),
+		DayURL: dayURL, WeekURL: weekURL,
 		Booked: counts[calendar.StatusBooked], Arrived: counts[calendar.StatusArrived], Cancelled: counts[calendar.StatusCancelled],
 		Done: counts[calendar.StatusCompleted] + counts[calendar.StatusNoShow],
-		Held: len(holds), Free: free, Unread: unread, Zone: loc.String(), Back: r.URL.RequestURI(),
+		Held: len(holds), Free: free, Unread: unread, Zone: loc.String(), Back: r.URL.RequestURI(), For: forClient,
 	})
 	return nil
 }

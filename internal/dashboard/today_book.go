@@ -136,12 +136,18 @@ func (d *Dashboard) bookPage(w http.ResponseWriter, r *http.Request, s *session)
 func (d *Dashboard) searchBookingClients(r *http.Request, s *session, v *bookView) error {
 	q, err := searchTerm(v.Form.Q)
 	if err != nil || q == "" {
+		if err == nil {
+			err = d.chosenClient(r, s, v)
+		}
 		return err
 	}
 	v.Matches, _, err = contact.SearchClients(r.Context(), d.db, s.Account, q, 20)
 	v.Searched = true
 	if err == nil && len(v.Matches) == 1 && r.Form.Get("client_id") == "" {
 		v.Form.ClientID = strconv.FormatInt(v.Matches[0].ID, 10)
+	}
+	if err == nil {
+		err = d.chosenClient(r, s, v)
 	}
 	return err
 }

@@ -60,7 +60,7 @@ func backfillSearchText(ctx context.Context, tx *sql.Tx, e Engine) error {
 				rows.Close()
 				return err
 			}
-			r.text = names.SearchText(first, last, email)
+			r.text = names.SearchText(first, last, email, "") // no national id before migration 00031
 			batch = append(batch, r)
 		}
 		rows.Close()

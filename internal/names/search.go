@@ -18,14 +18,16 @@ func Words(s string) []string {
 
 // SearchText is the stored search column of a client: the folded full
 // name, a tab, then every word a query word may be a prefix of (the words
-// of both names, the folded e-mail whole, and its words), each preceded by
-// a space and the last followed by one. "María García",
+// of both names, the folded e-mail whole, its words, and the folded
+// national id (DNI/NIE) whole), each preceded by a space and the last
+// followed by one. "María García",
 // "maria.garcia@example.com" gives
-// "maria garcia\t maria garcia maria.garcia@example.com maria garcia example com ".
+// "maria garcia\t maria garcia maria.garcia@example.com maria garcia example com "
+// (with the national id "12345678Z", "… com 12345678z ").
 // The tab sorts below every character of a name, so ordering by the column
 // in code-point order is ordering by the folded full name ("ana" before
 // "ana belen"), and it ends the full name for the exact-name match.
-func SearchText(first, last, email string) string {
+func SearchText(first, last, email, nationalID string) string {
 	full := Words(first + " " + last)
 	var b strings.Builder
 	b.WriteString(strings.Join(full, " "))
@@ -33,6 +35,9 @@ func SearchText(first, last, email string) string {
 	words := full
 	if e := Fold(email); e != "" {
 		words = append(append(words, e), Words(e)...)
+	}
+	if id := Fold(nationalID); id != "" {
+		words = append(words, id)
 	}
 	for _, w := range words {
 		b.WriteString(" ")

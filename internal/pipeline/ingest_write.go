@@ -29,7 +29,7 @@ func (b *batch) write(ctx context.Context) error {
 			if b.changed[i] {
 				m := b.merged[i]
 				data, _ := json.Marshal(m.Data)
-				updates = append(updates, []any{b.matched[i].ID, m.FirstName, m.LastName, contact.SearchName(m.FirstName, m.LastName), contact.SearchText(m.FirstName, m.LastName, m.Email),
+				updates = append(updates, []any{b.matched[i].ID, m.FirstName, m.LastName, contact.SearchName(m.FirstName, m.LastName), contact.SearchText(m.FirstName, m.LastName, m.Email, b.matched[i].NationalID),
 					db.Null(m.Email), db.Null(contact.NormEmail(m.Email)), db.Null(m.Company), db.Null(m.Timezone), string(data), us})
 			}
 		}

@@ -41,15 +41,19 @@ func (ap *applier) clients(ctx context.Context) error {
 			data = map[string]any{}
 		}
 		has := cl.keys.has
-		// The search name and text are made of both names and the e-mail: a
-		// file that gives only some keeps the stored others.
-		first, last, mail := cl.FirstName, cl.LastName, ""
+		// The search name and text are made of both names, the e-mail and
+		// the national id: a file that gives only some keeps the stored
+		// others. Validate has checked the national id and insurer.
+		nationalID, _ := contact.NationalID(cl.NationalID)
+		insurer, policy, _ := contact.Insurance(cl.Insurer, cl.InsurancePolicy)
+		first, last, mail, nid := cl.FirstName, cl.LastName, "", nationalID
 		if cl.Email != nil {
 			mail = *cl.Email
 		}
-		if !has("first_name") || !has("last_name") || !has("email") {
-			var f, l, e string
-			err := ap.tx.QueryRow(ctx, `SELECT first_name, last_name, COALESCE(email, '') FROM clients WHERE account_id = ? AND file_key = ?`, ap.acct.ID, cl.Key).Scan(&f, &l, &e)
+		if !has("first_name") || !has("last_name") || !has("email") || !has("national_id") {
+			var f, l, e, n string
+			err := ap.tx.QueryRow(ctx, `SELECT first_name, last_name, COALESCE(email, ''), national_id FROM clients WHERE account_id = ? AND file_key = ?`,
+				ap.acct.ID, cl.Key).Scan(&f, &l, &e, &n)
 			if err != nil && !db.IsNoRows(err) {
 				return err
 			}
@@ -62,12 +66,15 @@ func (ap *applier) clients(ctx context.Context) error {
 			if !has("email") {
 				mail = e
 			}
+			if !has("national_id") {
+				nid = n
+			}
 		}
 		var fs fields
 		fs.add(has("first_name"), "first_name", cl.FirstName)
 		fs.add(has("last_name"), "last_name", cl.LastName)
 		fs.add(has("first_name") || has("last_name"), "name_search", contact.SearchName(first, last))
-		fs.add(has("first_name") || has("last_name") || has("email"), "search_text", contact.SearchText(first, last, mail))
+		fs.add(has("first_name") || has("last_name") || has("email") || has("national_id"), "search_text", contact.SearchText(first, last, mail, nid))
 		fs.add(has("phone"), "phone_cc", cc)
 		fs.add(has("phone"), "phone_national", national)
 		fs.add(has("email"), "email", email)
@@ -75,6 +82,9 @@ func (ap *applier) clients(ctx context.Context) error {
 		fs.add(has("company"), "company", company)
 		fs.add(has("timezone"), "timezone", tz)
 		fs.addJSON(has("data"), "data", data)
+		fs.add(has("national_id"), "national_id", nationalID)
+		fs.add(has("insurer"), "insurer", insurer)
+		fs.add(has("insurance_policy"), "insurance_policy", policy)
 		id, err := ap.upsertFields(ctx, "clients", " WHERE file_key IS NOT NULL", ap.owned(cl.Key), fs,
 			column("created_at", db.Micros(ap.now)), column("updated_at", db.Micros(ap.now)))
 		if err != nil {

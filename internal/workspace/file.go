@@ -216,7 +216,13 @@ type ClientSpec struct {
 	Data      map[string]any  `yaml:"data"`
 	Tags      []string        `yaml:"tags"`
 	Pipelines []PlacementSpec `yaml:"pipelines"`
-	keys      present         // the keys the file gave
+	// NationalID is a DNI or NIE (contact.NationalID), Insurer and
+	// InsurancePolicy free text (contact.Insurance); "" clears
+	// (docs/patient-fields.md).
+	NationalID      string  `yaml:"national_id"`
+	Insurer         string  `yaml:"insurer"`
+	InsurancePolicy string  `yaml:"insurance_policy"`
+	keys            present // the keys the file gave
 }
 
 type PlacementSpec struct {

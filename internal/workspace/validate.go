@@ -325,6 +325,12 @@ func Validate(f *File, known *Known) error {
 			c.addf(path, "a client needs a name, a phone or an e-mail")
 		}
 		c.email(path+".email", cl.Email)
+		if _, err := contact.NationalID(cl.NationalID); err != nil {
+			c.addf(path+".national_id", "%q is not a DNI or NIE (8 digits and a letter, or X/Y/Z, 7 digits and a letter, with the right control letter)", cl.NationalID)
+		}
+		if _, _, err := contact.Insurance(cl.Insurer, cl.InsurancePolicy); err != nil {
+			c.addf(path, "insurer may have at most %d characters and insurance_policy at most %d", contact.MaxInsurerLen, contact.MaxPolicyLen)
+		}
 		if cl.Timezone != "" {
 			if _, err := time.LoadLocation(cl.Timezone); err != nil {
 				c.addf(path+".timezone", "%q is not an IANA time zone", cl.Timezone)

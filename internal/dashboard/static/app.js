@@ -1,7 +1,7 @@
 // Frontdesk dashboard: progressive enhancement only. Every action is a plain
 // form that works without this file; it adds a copy button, confirmations,
-// and dragging a card onto a stage column (which submits the card's own
-// move form).
+// dragging a card onto a stage column (which submits the card's own move
+// form), and the header search's type-ahead.
 (function () {
   "use strict";
   document.addEventListener("click", function (ev) {
@@ -57,4 +57,76 @@
     form.submit();
   });
   document.addEventListener("dragend", function () { dragged = null; });
+  // The header's patient search (partial_header_search.html): a type-ahead
+  // listbox from clients/suggest, the ARIA combobox pattern (arrow keys
+  // move, Enter opens the patient, Escape closes). Without this the form
+  // goes to the Clients page.
+  var combo = document.querySelector("form[data-suggest] input[role=combobox]");
+  if (combo) {
+    var form = combo.form, list = document.getElementById(combo.getAttribute("aria-controls"));
+    var items = [], active = -1, timer = null, asked = "";
+    var show = function (open) {
+      list.hidden = !open;
+      combo.setAttribute("aria-expanded", open ? "true" : "false");
+      if (!open) { active = -1; combo.removeAttribute("aria-activedescendant"); }
+    };
+    var pick = function (i) {
+      if (active >= 0) list.children[active].setAttribute("aria-selected", "false");
+      active = i;
+      if (i < 0) { combo.removeAttribute("aria-activedescendant"); return; }
+      var li = list.children[i];
+      li.setAttribute("aria-selected", "true");
+      combo.setAttribute("aria-activedescendant", li.id);
+      li.scrollIntoView && li.scrollIntoView({ block: "nearest" });
+    };
+    var render = function (clients) {
+      items = clients;
+      list.textContent = "";
+      clients.forEach(function (c, i) {
+        var li = document.createElement("li");
+        li.id = "header-q-opt-" + i;
+        li.setAttribute("role", "option");
+        li.setAttribute("aria-selected", "false");
+        li.textContent = c.name;
+        if (c.phone) {
+          var ph = document.createElement("span");
+          ph.className = "hint";
+          ph.textContent = c.phone;
+          li.appendChild(ph);
+        }
+        li.addEventListener("mousedown", function (ev) { ev.preventDefault(); window.location = c.url; });
+        list.appendChild(li);
+      });
+      active = -1;
+      show(clients.length > 0);
+    };
+    var ask = function () {
+      var q = combo.value.trim();
+      if (q === asked) return;
+      asked = q;
+      if (q.length < 2) { render([]); return; }
+      fetch(form.getAttribute("data-suggest") + "?q=" + encodeURIComponent(q), { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(function (r) { return r.ok ? r.json() : { clients: [] }; })
+        .then(function (data) { if (combo.value.trim() === q) render(data.clients || []); })
+        .catch(function () { render([]); });
+    };
+    combo.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(ask, 150); });
+    combo.addEventListener("keydown", function (ev) {
+      var open = !list.hidden && items.length > 0;
+      if (ev.key === "ArrowDown" || ev.key === "ArrowUp") {
+        if (!open) { if (items.length) show(true); else return; }
+        ev.preventDefault();
+        var n = items.length, next = ev.key === "ArrowDown" ? active + 1 : active - 1;
+        pick(next < 0 ? n - 1 : next % n);
+      } else if (ev.key === "Enter" && open && active >= 0) {
+        ev.preventDefault();
+        window.location = items[active].url;
+      } else if (ev.key === "Escape" && open) {
+        ev.preventDefault();
+        show(false);
+      }
+    });
+    combo.addEventListener("blur", function () { show(false); });
+    combo.addEventListener("focus", function () { if (items.length && combo.value.trim() === asked) show(true); });
+  }
 })();
