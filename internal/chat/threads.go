@@ -63,14 +63,6 @@ type Thread struct {
 	Assignee *User
 }
 
-// Href is the thread's page in the dashboard, below prefix ("/app/").
-func (t Thread) Href(prefix string) string {
-	if t.ClientID != 0 {
-		return fmt.Sprintf("%sconversations/patient/%d", prefix, t.ClientID)
-	}
-	return fmt.Sprintf("%sconversations/%d", prefix, t.SessionID)
-}
-
 const openConv = `cv.status NOT IN ('resolved', 'expired')`
 
 // threadGroup is the grouped query of the threads: per thread, its last
@@ -95,10 +87,9 @@ const threadGroup = `SELECT COALESCE(c.id, 0) AS client_id, CASE WHEN c.id IS NU
 const unansweredAgg = `MAX(CASE WHEN ` + openConv + ` THEN p.last_in END) IS NOT NULL
 	AND (MAX(p.last_reply) IS NULL OR MAX(CASE WHEN ` + openConv + ` THEN p.last_in END) > MAX(p.last_reply))`
 
-// Threads returns one page of the account's threads in a view, newest
-// activity first, and the number of all matches. A page is five queries
-// whatever its size.
-func Threads(ctx context.Context, q db.Querier, acct account.Account, f ThreadFilter) ([]Thread, int, error) {
+// threadQuery is the grouped query of the threads in f's view, with its
+// arguments.
+func threadQuery(acct account.Account, f ThreadFilter) (string, []any) {
 	where, args, _ := Filter{Search: f.Search}.where(acct)
 	args = append([]any{f.UserID, acct.ID}, args...)
 	having := ""
@@ -111,7 +102,22 @@ func Threads(ctx context.Context, q db.Querier, acct account.Account, f ThreadFi
 	case ThreadsResolved:
 		having = " HAVING SUM(CASE WHEN " + openConv + " THEN 1 ELSE 0 END) = 0"
 	}
-	grouped := threadGroup + ` WHERE ` + where + ` GROUP BY COALESCE(c.id, 0), CASE WHEN c.id IS NULL THEN cv.id ELSE 0 END` + having
+	return threadGroup + ` WHERE ` + where + ` GROUP BY COALESCE(c.id, 0), CASE WHEN c.id IS NULL THEN cv.id ELSE 0 END` + having, args
+}
+
+// CountThreads is how many threads f's view holds.
+func CountThreads(ctx context.Context, q db.Querier, acct account.Account, f ThreadFilter) (int, error) {
+	grouped, args := threadQuery(acct, f)
+	var n int
+	err := q.QueryRow(ctx, `SELECT COUNT(*) FROM (`+grouped+`) t`, args...).Scan(&n)
+	return n, err
+}
+
+// Threads returns one page of the account's threads in a view, newest
+// activity first, and the number of all matches. A page is five queries
+// whatever its size.
+func Threads(ctx context.Context, q db.Querier, acct account.Account, f ThreadFilter) ([]Thread, int, error) {
+	grouped, args := threadQuery(acct, f)
 	var total int
 	if err := q.QueryRow(ctx, `SELECT COUNT(*) FROM (`+grouped+`) t`, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count threads: %w", err)
