@@ -7,6 +7,7 @@ package chat
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"time"
 
@@ -111,14 +112,33 @@ func ResolveClient(ctx context.Context, store *db.DB, acct account.Account, clie
 	return len(ids), nil
 }
 
-// OpenConversation starts a conversation the team opens with a client on a
-// channel, in the caller's transaction: outbound, handled by the team,
-// without messages until the first one is appended. phoneE164 and national
-// are the client's number (national digits are how the conversation meets
-// the client).
+// OpenConversation returns the conversation a message the team starts
+// with a client on a channel joins, in the caller's transaction: the
+// account's open conversation with that number on that channel (as
+// RecordChannelMessage finds it, a conversation opened here and still
+// empty included), else a new one, outbound and handled by the team,
+// without messages until the first is appended. phoneE164 and national are
+// the client's number (national digits are how a conversation meets its
+// client). Two first messages sent together meet in one conversation: on
+// PostgreSQL the find-or-open holds RecordChannelMessage's lock.
 func OpenConversation(ctx context.Context, tx *db.Tx, acct account.Account, channelID int64, phoneE164, national string, now time.Time) (int64, error) {
+	if tx.Dialect().Engine == db.Postgres {
+		h := fnv.New64a()
+		fmt.Fprintf(h, "chat-channel/%d/%d/%s", acct.ID, channelID, national)
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(h.Sum64())); err != nil {
+			return 0, err
+		}
+	}
 	var id int64
-	err := tx.QueryRow(ctx, `INSERT INTO conversations (account_id, customer_phone_number, phone_national, status, direction,
+	err := tx.QueryRow(ctx, `SELECT id FROM conversations
+		WHERE account_id = ? AND channel_id = ? AND phone_national = ? AND status NOT IN ('resolved', 'expired')
+			AND COALESCE(last_message_at, created_at) >= ?
+		ORDER BY COALESCE(last_message_at, created_at) DESC, id DESC LIMIT 1`,
+		acct.ID, channelID, national, db.Micros(now.Add(-OpenWindow))).Scan(&id)
+	if err == nil || !db.IsNoRows(err) {
+		return id, err
+	}
+	err = tx.QueryRow(ctx, `INSERT INTO conversations (account_id, customer_phone_number, phone_national, status, direction,
 			summary, message_count, created_at, updated_at, channel_id)
 		VALUES (?, ?, ?, 'human_handling', 'outbound', '', 0, ?, ?, ?) RETURNING id`,
 		acct.ID, phoneE164, national, db.Micros(now), db.Micros(now), channelID).Scan(&id)

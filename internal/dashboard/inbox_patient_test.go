@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -163,6 +164,30 @@ func TestPatientStartMessage(t *testing.T) {
 		u.get("/app/conversations").contains(t, patientPath(pedro), "Team:", "Hola Pedro")
 		// A message of the team's is no news.
 		u.get("/app/conversations?show=new").lacks(t, patientPath(pedro))
+
+		// The same first message sent twice at once (a double click): one
+		// conversation, one message.
+		h.applyYAML(`
+account: {slug: acme, name: Acme Clinic, timezone: Europe/Madrid, default_region: ES, language: en}
+clients: [{key: nuevo, first_name: Nuevo, last_name: Paciente, phone: "+34600555666"}]
+`)
+		nuevo := patientPath(h.acme().Clients["nuevo"])
+		twice := url.Values{"body": {"Bienvenido."}, "nonce": {nonceField(t, u.get(nuevo))}, "csrf_token": {u.csrf}}
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				u.post(nuevo+"/reply", url.Values{"body": twice["body"], "nonce": twice["nonce"], "csrf_token": twice["csrf_token"]})
+			}()
+		}
+		wg.Wait()
+		if n := h.count("conversations", "phone_national = '600555666'"); n != 1 {
+			t.Errorf("conversations opened by a double submit: %d", n)
+		}
+		if n := h.count("outbox", "kind = 'team_reply' AND recipient = '+34600555666'"); n != 1 {
+			t.Errorf("messages queued by a double submit: %d", n)
+		}
 	})
 }
 
