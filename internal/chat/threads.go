@@ -65,44 +65,48 @@ type Thread struct {
 
 const openConv = `cv.status NOT IN ('resolved', 'expired')`
 
-// threadGroup is the grouped query of the threads: per thread, its last
-// activity and the aggregates the views filter on. Its arguments are the
-// user of ThreadsMine and the account (for the message aggregates).
-const threadGroup = `SELECT COALESCE(c.id, 0) AS client_id, CASE WHEN c.id IS NULL THEN cv.id ELSE 0 END AS lone_id,
-		COALESCE(MAX(cv.last_message_at), MAX(cv.created_at)) AS last_at,
-		SUM(CASE WHEN ` + openConv + ` THEN COALESCE(p.unread, 0) ELSE 0 END) AS unread,
-		CASE WHEN ` + unansweredAgg + ` THEN 1 ELSE 0 END AS unanswered,
-		MAX(CASE WHEN ` + openConv + ` AND cv.assigned_user_id = ? THEN 1 ELSE 0 END) AS mine
+// threadRows is one row per conversation with what the threads group:
+// the thread's key (the client, or the conversation for an unknown
+// sender), the last activity, whether it is open and whose it is, and the
+// newest message that is not automatic (its sender kind and time: two
+// probes of the (conversation_id, sent_at, id) index that stop at the
+// first such message, so a thread costs a few index reads, not a scan of
+// its transcript). Its argument is the user of ThreadsMine, then the
+// filter's.
+const threadRows = `SELECT COALESCE(c.id, 0) AS client_id, CASE WHEN c.id IS NULL THEN cv.id ELSE 0 END AS lone_id,
+		COALESCE(cv.last_message_at, cv.created_at) AS last_at,
+		CASE WHEN ` + openConv + ` THEN 1 ELSE 0 END AS open,
+		CASE WHEN ` + openConv + ` AND cv.assigned_user_id = ? THEN 1 ELSE 0 END AS mine,
+		(SELECT m.sender_kind FROM messages m WHERE m.conversation_id = cv.id AND m.account_id = cv.account_id AND m.sender_kind <> 'business_app'
+			ORDER BY m.sent_at DESC, m.id DESC LIMIT 1) AS said_by,
+		(SELECT m.sent_at FROM messages m WHERE m.conversation_id = cv.id AND m.account_id = cv.account_id AND m.sender_kind <> 'business_app'
+			ORDER BY m.sent_at DESC, m.id DESC LIMIT 1) AS said_at
 	FROM conversations cv
-	LEFT JOIN clients c ON c.account_id = cv.account_id AND c.phone_national = cv.phone_national
-	LEFT JOIN (SELECT m.conversation_id AS conv,
-			MAX(CASE WHEN m.sender_kind = 'client' THEN m.sent_at END) AS last_in,
-			MAX(CASE WHEN m.sender_kind IN ('user', 'ai_agent') THEN m.sent_at END) AS last_reply,
-			SUM(CASE WHEN m.sender_kind = 'client' AND m.created_at > COALESCE(x.read_at, 0) THEN 1 ELSE 0 END) AS unread
-		FROM messages m JOIN conversations x ON x.account_id = m.account_id AND x.id = m.conversation_id
-		WHERE m.account_id = ? GROUP BY m.conversation_id) p ON p.conv = cv.id`
+	LEFT JOIN clients c ON c.account_id = cv.account_id AND c.phone_national = cv.phone_national`
 
-// unansweredAgg holds for a thread (grouped) whose newest client message
-// of an open conversation is later than every team or AI message.
-const unansweredAgg = `MAX(CASE WHEN ` + openConv + ` THEN p.last_in END) IS NOT NULL
-	AND (MAX(p.last_reply) IS NULL OR MAX(CASE WHEN ` + openConv + ` THEN p.last_in END) > MAX(p.last_reply))`
+// unansweredAgg holds for a thread (grouped threadRows) whose newest
+// patient message of an open conversation, among the conversations' last
+// words, is later than every last word of the team or an AI agent.
+const unansweredAgg = `MAX(CASE WHEN open = 1 AND said_by = 'client' THEN said_at END) IS NOT NULL
+	AND (MAX(CASE WHEN said_by IN ('user', 'ai_agent') THEN said_at END) IS NULL
+		OR MAX(CASE WHEN open = 1 AND said_by = 'client' THEN said_at END) > MAX(CASE WHEN said_by IN ('user', 'ai_agent') THEN said_at END))`
 
 // threadQuery is the grouped query of the threads in f's view, with its
 // arguments.
 func threadQuery(acct account.Account, f ThreadFilter) (string, []any) {
 	where, args, _ := Filter{Search: f.Search}.where(acct)
-	args = append([]any{f.UserID, acct.ID}, args...)
+	args = append([]any{f.UserID}, args...)
 	having := ""
 	switch f.Show {
 	case ThreadsNew:
 		having = " HAVING " + unansweredAgg
 	case ThreadsMine:
-		having = " HAVING MAX(CASE WHEN " + openConv + " AND cv.assigned_user_id = ? THEN 1 ELSE 0 END) = 1"
-		args = append(args, f.UserID)
+		having = " HAVING MAX(mine) = 1"
 	case ThreadsResolved:
-		having = " HAVING SUM(CASE WHEN " + openConv + " THEN 1 ELSE 0 END) = 0"
+		having = " HAVING MAX(open) = 0"
 	}
-	return threadGroup + ` WHERE ` + where + ` GROUP BY COALESCE(c.id, 0), CASE WHEN c.id IS NULL THEN cv.id ELSE 0 END` + having, args
+	return `SELECT client_id, lone_id, MAX(last_at) AS last_at, CASE WHEN ` + unansweredAgg + ` THEN 1 ELSE 0 END AS unanswered
+		FROM (` + threadRows + ` WHERE ` + where + `) r GROUP BY client_id, lone_id` + having, args
 }
 
 // CountThreads is how many threads f's view holds.
@@ -125,7 +129,7 @@ func Threads(ctx context.Context, q db.Querier, acct account.Account, f ThreadFi
 	if total <= f.Offset {
 		return []Thread{}, total, nil
 	}
-	rows, err := q.Query(ctx, `SELECT client_id, lone_id, unread, unanswered FROM (`+grouped+`) t
+	rows, err := q.Query(ctx, `SELECT client_id, lone_id, unanswered FROM (`+grouped+`) t
 		ORDER BY last_at DESC, client_id DESC, lone_id DESC LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("threads: %w", err)
@@ -137,7 +141,7 @@ func Threads(ctx context.Context, q db.Querier, acct account.Account, f ThreadFi
 			lone       int64
 			unanswered int
 		)
-		if err := rows.Scan(&t.ClientID, &lone, &t.Unread, &unanswered); err != nil {
+		if err := rows.Scan(&t.ClientID, &lone, &unanswered); err != nil {
 			rows.Close()
 			return nil, 0, err
 		}
@@ -155,7 +159,7 @@ func Threads(ctx context.Context, q db.Querier, acct account.Account, f ThreadFi
 }
 
 // threadDetails fills a page's names, numbers, newest conversations,
-// statuses, assignees and previews: two queries.
+// statuses, assignees, unread counts and previews: three queries.
 func threadDetails(ctx context.Context, q db.Querier, acct account.Account, page []Thread) error {
 	var clients, lone []int64
 	byClient, byLone := map[int64]int{}, map[int64]int{}
@@ -190,6 +194,7 @@ func threadDetails(ctx context.Context, q db.Querier, acct account.Account, page
 		return fmt.Errorf("thread conversations: %w", err)
 	}
 	newest := map[int]int64{} // thread → newest conversation id
+	open := map[int64]int{}   // open conversation → thread
 	for rows.Next() {
 		var (
 			id, client, last int64
@@ -217,6 +222,7 @@ func threadDetails(ctx context.Context, q db.Querier, acct account.Account, page
 		at := db.Time(last)
 		t.LastAt = &at
 		if status != "resolved" && status != "expired" {
+			open[id] = i
 			t.Status, t.Assignee = status, nil
 			if uID.Valid {
 				t.Assignee = &User{ID: uID.Int64, Name: uName.String, Email: strOrNil(uMail.String)}
@@ -232,7 +238,41 @@ func threadDetails(ctx context.Context, q db.Querier, acct account.Account, page
 			page[i].Status = "resolved"
 		}
 	}
+	if err := threadUnread(ctx, q, acct, page, open); err != nil {
+		return err
+	}
 	return threadPreviews(ctx, q, acct, page, newest)
+}
+
+// threadUnread counts the client messages of the page's open
+// conversations created after the team last read them (as UnreadCount
+// does), in one query.
+func threadUnread(ctx context.Context, q db.Querier, acct account.Account, page []Thread, open map[int64]int) error {
+	if len(open) == 0 {
+		return nil
+	}
+	ids := make([]int64, 0, len(open))
+	for id := range open {
+		ids = append(ids, id)
+	}
+	in, inArgs := db.In(ids)
+	rows, err := q.Query(ctx, `SELECT m.conversation_id, COUNT(*) FROM messages m
+		JOIN conversations cv ON cv.account_id = m.account_id AND cv.id = m.conversation_id
+		WHERE m.account_id = ? AND m.conversation_id IN `+in+` AND m.sender_kind = 'client' AND m.created_at > COALESCE(cv.read_at, 0)
+		GROUP BY m.conversation_id`, append([]any{acct.ID}, inArgs...)...)
+	if err != nil {
+		return fmt.Errorf("thread unread: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var conv int64
+		var n int
+		if err := rows.Scan(&conv, &n); err != nil {
+			return err
+		}
+		page[open[conv]].Unread += n
+	}
+	return rows.Err()
 }
 
 // threadPreviews sets each thread's preview from the last message of its
