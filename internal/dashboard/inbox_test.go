@@ -120,8 +120,8 @@ func TestInboxUnread(t *testing.T) {
 	})
 }
 
-// Assigning to a team member, to oneself and to nobody; the views "mine"
-// and "unassigned" follow. Another account's user is refused as unknown,
+// Assigning to a team member, to oneself and to nobody; the view "mine"
+// follows. Another account's user is refused as unknown,
 // and nothing changes.
 func TestInboxAssign(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
