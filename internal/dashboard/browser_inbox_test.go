@@ -8,23 +8,24 @@ import (
 )
 
 // TestBrowserInbox runs a receptionist's round of the inbox on both engines
-// at desktop and phone width: a patient's message shows as unread, opening
-// it reads it, she takes it, sets it to team handling and answers; the
-// answer is in the transcript and queued for the patient's channel.
+// at desktop and phone width: a message from a number no client holds
+// shows as new and unread, opening it reads it, she takes it, sets it to
+// team handling and answers; the answer is in the transcript and queued
+// for the sender's channel. (A patient's thread: browser_inbox_patient_test.go.)
 func TestBrowserInbox(t *testing.T) {
 	browserFlow(t, func(b *browser) {
 		b.h.applyChannels()
-		// Each width runs on the same store: each has its own patient, so
+		// Each width runs on the same store: each has its own sender, so
 		// the phone run does not meet the desktop run's conversation.
-		e164, national, name := mariaE164, mariaNational, "María García"
+		e164, national, name := strangerE164, strangerNational, strangerE164
 		if b.phone() {
-			e164, national, name = "+34600333444", "600333444", "Pedro Sánchez"
+			e164, national, name = "+34600999777", "600999777", "+34600999777"
 		}
 		conv := b.h.inbound("sms", e164, national, "Hola, ¿puedo cambiar mi cita del jueves?")
 		b.signIn("ana@acme.test", "ana-password")
 
 		b.visit("/app/conversations", "tr.unread")
-		if got := b.text("tr.unread .badge.unread"); got != "Unread" {
+		if got := b.text("tr.unread .badge.unread"); got != "New" {
 			t.Fatalf("badge %q", got)
 		}
 		if h1 := b.text("main h1"); !strings.Contains(h1, "1 unread") {

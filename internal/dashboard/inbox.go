@@ -1,7 +1,7 @@
 package dashboard
 
-// Inbox: unread conversations, assignment, status, replies through the
-// conversation's channel (docs/api-notes.md, "The dashboard"). The rules live in chat
+// Inbox: threads by patient (docs/inbox.md), assignment, status, replies
+// through the conversation's channel (docs/api-notes.md, "The dashboard"). The rules live in chat
 // (unread, assignment, status) and relay (a reply joins the conversation
 // and leaves through the outbox); these handlers read forms and render.
 
@@ -45,27 +45,24 @@ type inboxTab struct {
 	Show, Label, Href string
 }
 
-// inboxView is the inbox: one view's conversations with the filters.
+// inboxView is the inbox: one view's threads (a patient's conversations
+// together, or an unknown sender's conversation).
 type inboxView struct {
-	List         []chat.InboxItem
+	List         []chat.Thread
 	Total        int
 	Unread       int
-	Q            url.Values
+	Search       string
 	Show         string
 	Tabs         []inboxTab
-	Dispositions []chat.DispositionRef
-	SortBy       string
-	Sorts        []string
-	Statuses     []string
 	StatusLabels map[string]string
 	Next         string
 }
 
 func (inboxView) isPage() {}
 
-// inboxPage handles "GET /app/conversations": the conversations of one view
-// (all, unread, mine, unassigned) with the API's filters, newest activity
-// first.
+// inboxPage handles "GET /app/conversations": one view's threads (new,
+// mine, all, resolved; docs/inbox.md), newest activity first, with the
+// last message's preview.
 func (d *Dashboard) inboxPage(w http.ResponseWriter, r *http.Request, s *session) error {
 	q := r.URL.Query()
 	search, err := searchTerm(q.Get("search"))
@@ -76,51 +73,40 @@ func (d *Dashboard) inboxPage(w http.ResponseWriter, r *http.Request, s *session
 	if err != nil {
 		return err
 	}
-	f := chat.InboxFilter{Filter: chat.Filter{Search: search, Limit: 50}, UserID: s.UserID}
-	if v := q.Get("show"); contains(chat.InboxShows, v) {
+	f := chat.ThreadFilter{Search: search, Limit: 50, UserID: s.UserID}
+	if v := q.Get("show"); contains(chat.ThreadShows, v) {
 		f.Show = v
 	}
-	if v := q.Get("status"); contains(chat.Statuses, v) {
-		f.Status = v
-	}
-	if v := q.Get("direction"); contains(chat.Directions, v) {
-		f.Direction = v
-	}
-	sortBy := q.Get("sort_by")
-	if !contains(chat.SortValues(), sortBy) {
-		sortBy = "-last_message_at"
-	}
-	f.SortBy, f.Desc = chat.ParseSort(sortBy)
-	if id, err := strconv.ParseInt(q.Get("disposition"), 10, 64); err == nil && id > 0 {
-		f.DispositionTagIDs = []int64{id}
-	}
 	f.Offset = (page - 1) * f.Limit
-	list, total, err := chat.Inbox(r.Context(), d.db, s.Account, f)
+	ctx := r.Context()
+	list, total, err := chat.Threads(ctx, d.db, s.Account, f)
 	if err != nil {
 		return err
 	}
-	unread, err := chat.UnreadCount(r.Context(), d.db, s.Account)
+	unread, err := chat.UnreadCount(ctx, d.db, s.Account)
 	if err != nil {
 		return err
 	}
-	disp, err := chat.Dispositions(r.Context(), d.db, s.Account)
+	fresh, err := chat.CountThreads(ctx, d.db, s.Account, chat.ThreadFilter{Show: chat.ThreadsNew})
 	if err != nil {
 		return err
 	}
 	next := ""
 	if f.Offset+len(list) < total {
-		v := q
+		v := r.URL.Query()
 		v.Set("page", strconv.Itoa(page+1))
 		next = Prefix + "conversations?" + v.Encode()
 	}
-	// The view tabs keep the other filters; the page starts over.
+	// The view tabs keep the search; the page starts over.
 	var tabs []inboxTab
 	for _, t := range []struct{ show, label string }{
-		{chat.ShowAll, s.Translate("All")}, {chat.ShowUnread, s.Translate("Unread (%d)", unread)}, {chat.ShowMine, s.Translate("Assigned to me")}, {chat.ShowUnassigned, s.Translate("Unassigned")},
+		{chat.ThreadsNew, s.Translate("New (%d)", fresh)}, {chat.ThreadsMine, s.Translate("Mine")},
+		{chat.ThreadsAll, s.Translate("All")}, {chat.ThreadsResolved, s.Translate("Resolved")},
 	} {
-		v := r.URL.Query()
-		v.Del("page")
-		v.Del("show")
+		v := url.Values{}
+		if search != "" {
+			v.Set("search", search)
+		}
 		if t.show != "" {
 			v.Set("show", t.show)
 		}
@@ -131,8 +117,7 @@ func (d *Dashboard) inboxPage(w http.ResponseWriter, r *http.Request, s *session
 		tabs = append(tabs, inboxTab{Show: t.show, Label: t.label, Href: href})
 	}
 	d.render(w, r, s, http.StatusOK, "conversations", "Inbox", "conversations", inboxView{
-		List: list, Total: total, Unread: unread, Q: q, Show: f.Show, Tabs: tabs, Dispositions: disp,
-		SortBy: sortBy, Sorts: chat.SortValues(), Statuses: chat.Statuses, StatusLabels: statusLabels(s), Next: next,
+		List: list, Total: total, Unread: unread, Search: search, Show: f.Show, Tabs: tabs, StatusLabels: statusLabels(s), Next: next,
 	})
 	return nil
 }
@@ -156,8 +141,10 @@ type conversationView struct {
 func (conversationView) isPage() {}
 
 // conversationPage handles "GET /app/conversations/{session_id}": the
-// transcript, who handles it, its status and the reply box. Opening it
-// marks the conversation read.
+// transcript, who handles it, its status and the reply box of a
+// conversation whose number matches no client. Opening it marks the
+// conversation read. A client's conversation redirects to the client's
+// thread.
 func (d *Dashboard) conversationPage(w http.ResponseWriter, r *http.Request, s *session) error {
 	id, err := pathID(r, "session_id")
 	if err != nil {
@@ -166,6 +153,12 @@ func (d *Dashboard) conversationPage(w http.ResponseWriter, r *http.Request, s *
 	conv, err := chat.InboxConversation(r.Context(), d.db, s.Account, id)
 	if err != nil {
 		return err
+	}
+	// A patient's conversation is read in the patient's thread, with the
+	// others (docs/inbox.md).
+	if conv.Client != nil {
+		http.Redirect(w, r, patientThreadPath(conv.Client.ID), http.StatusSeeOther)
+		return nil
 	}
 	// The newest messages, oldest first: the reply box is under them.
 	msgs, err := chat.ListMessages(r.Context(), d.db, s.Account, id, chat.MaxMessagesLimit, 0, true)

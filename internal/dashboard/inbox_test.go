@@ -17,10 +17,13 @@ import (
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
-// María's number in the acme fixture.
+// María's number in the acme fixture, and a number no client holds (its
+// conversations are threads of their own, read on the conversation page).
 const (
-	mariaE164     = "+34600111222"
-	mariaNational = "600111222"
+	mariaE164        = "+34600111222"
+	mariaNational    = "600111222"
+	strangerE164     = "+34600999888"
+	strangerNational = "600999888"
 )
 
 // inbound records a patient's message arriving on one of acme's channels
@@ -75,25 +78,25 @@ func TestInboxUnread(t *testing.T) {
 		h := newHarness(t, store)
 		h.applyChannels()
 		before := h.unread()
-		conv := h.inbound("sms", mariaE164, mariaNational, "¿Tenéis hueco el jueves?")
+		conv := h.inbound("sms", strangerE164, strangerNational, "¿Tenéis hueco el jueves?")
 		if got := h.unread(); got != before+1 {
 			t.Fatalf("unread = %d, want %d", got, before+1)
 		}
 		u := h.signedIn("ana@acme.test", "ana-password")
 		list := u.get("/app/conversations").must(t, http.StatusOK)
-		list.contains(t, `<tr class="unread">`, `class="badge unread">Unread</span>`, "Unread (1)", "(1 unread)", "/app/conversations/"+itoa(conv))
+		list.contains(t, `<tr class="unread">`, `class="badge unread">New</span>`, `class="badge unread">1 unread</span>`, "New (1)", "(1 unread)", "/app/conversations/"+itoa(conv))
 		// Every page's navigation counts the unread conversations.
 		u.get("/app/pipelines").must(t, http.StatusOK).contains(t, `<span class="badge unread-count">`+itoa(int64(before+1))+`<span class="visually-hidden"> unread</span>`)
-		u.get("/app/conversations?show=unread").must(t, http.StatusOK).contains(t, "/app/conversations/"+itoa(conv), "1 conversation.")
+		u.get("/app/conversations?show=new").must(t, http.StatusOK).contains(t, "/app/conversations/"+itoa(conv), "1 patient or sender.")
 
 		h.clock.Advance(time.Minute)
 		u.get("/app/conversations/"+itoa(conv)).must(t, http.StatusOK).contains(t, "¿Tenéis hueco el jueves?")
 		if got := h.unread(); got != before {
 			t.Fatalf("after opening: unread = %d, want %d", got, before)
 		}
-		u.get("/app/conversations?show=unread").must(t, http.StatusOK).contains(t, "No conversation matches")
-		if p := u.get("/app/conversations"); strings.Contains(p.Body, `<tr class="unread">`) {
-			t.Fatal("a read conversation is still marked unread")
+		// Read but unanswered: still new, no longer unread.
+		if p := u.get("/app/conversations?show=new"); !strings.Contains(p.Body, "/app/conversations/"+itoa(conv)) || strings.Contains(p.Body, "1 unread</span>") {
+			t.Fatalf("a read, unanswered conversation: %.2000s", p.Body)
 		}
 		if before == 0 {
 			if p := u.get("/app/pipelines"); strings.Contains(p.Body, "unread-count") {
@@ -102,29 +105,29 @@ func TestInboxUnread(t *testing.T) {
 		}
 
 		h.clock.Advance(time.Minute)
-		if again := h.inbound("sms", mariaE164, mariaNational, "¿Hola?"); again != conv {
+		if again := h.inbound("sms", strangerE164, strangerNational, "¿Hola?"); again != conv {
 			t.Fatalf("the message opened conversation %d, want %d", again, conv)
 		}
 		if got := h.unread(); got != before+1 {
 			t.Fatalf("after a new message: unread = %d, want %d", got, before+1)
 		}
-		u.get("/app/conversations?show=unread").must(t, http.StatusOK).contains(t, "/app/conversations/"+itoa(conv), "Unread (1)")
+		u.get("/app/conversations?show=new").must(t, http.StatusOK).contains(t, "/app/conversations/"+itoa(conv), "New (1)", "1 unread</span>")
 
 		// Spanish for Eva, who follows the account's language.
 		h.applyYAML(`account: {slug: acme, name: Acme Clinic, timezone: Europe/Madrid, default_region: ES, language: es}`)
 		es := h.signedIn("eva@acme.test", "eva-password")
-		es.get("/app/conversations").must(t, http.StatusOK).contains(t, "Bandeja de entrada", "Sin leer (1)")
+		es.get("/app/conversations").must(t, http.StatusOK).contains(t, "Bandeja de entrada", "Nuevas (1)")
 	})
 }
 
-// Assigning to a team member, to oneself and to nobody; the views "mine"
-// and "unassigned" follow. Another account's user is refused as unknown,
+// Assigning to a team member, to oneself and to nobody; the view "mine"
+// follows. Another account's user is refused as unknown,
 // and nothing changes.
 func TestInboxAssign(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		h := newHarness(t, store)
 		h.applyChannels()
-		conv := h.inbound("sms", mariaE164, mariaNational, "Hola")
+		conv := h.inbound("sms", strangerE164, strangerNational, "Hola")
 		path := "/app/conversations/" + itoa(conv)
 		assigned := func() int64 {
 			var id *int64
@@ -139,7 +142,7 @@ func TestInboxAssign(t *testing.T) {
 		ana, sara := h.acme().Users["ana"], h.acme().Users["sara"]
 		u := h.signedIn("ana@acme.test", "ana-password")
 		u.get(path)
-		u.get("/app/conversations?show=unassigned").contains(t, path)
+		u.get("/app/conversations").contains(t, path)
 
 		p := u.follow(u.post(path+"/assign", url.Values{"user_id": {itoa(sara)}}))
 		p.contains(t, "Conversation assigned.", `<dd id="conv-assignee">Sara Staff</dd>`)
@@ -172,7 +175,7 @@ func TestInboxAssign(t *testing.T) {
 		if assigned() != 0 {
 			t.Fatalf("still assigned to %d", assigned())
 		}
-		u.get("/app/conversations?show=unassigned").contains(t, path)
+		u.get("/app/conversations").contains(t, path)
 	})
 }
 
@@ -184,7 +187,7 @@ func TestInboxStatus(t *testing.T) {
 		h := newHarness(t, store)
 		h.applyChannels()
 		h.applyWebhook()
-		conv := h.inbound("sms", mariaE164, mariaNational, "Hola")
+		conv := h.inbound("sms", strangerE164, strangerNational, "Hola")
 		path := "/app/conversations/" + itoa(conv)
 		events := func() int {
 			return h.count("outbox", "source_type = 'event:chat.conversation_updated' AND source_id = ?", conv)
@@ -251,7 +254,7 @@ func TestInboxReply(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		h := newHarness(t, store)
 		h.applyChannels()
-		conv := h.inbound("sms", mariaE164, mariaNational, "¿Me confirmáis la cita?")
+		conv := h.inbound("sms", strangerE164, strangerNational, "¿Me confirmáis la cita?")
 		path := "/app/conversations/" + itoa(conv)
 		u := h.signedIn("ana@acme.test", "ana-password")
 		form := u.get(path).must(t, http.StatusOK)
@@ -268,7 +271,7 @@ func TestInboxReply(t *testing.T) {
 		var msgID int64
 		store.QueryRow(context.Background(), `SELECT id FROM messages WHERE conversation_id = ? AND sender_kind = 'user'`, conv).Scan(&msgID)
 		if n := h.count("outbox", "kind = 'team_reply' AND channel_key = 'sms' AND channel = 'sms' AND recipient = ? AND status = 'pending' AND source_type = 'chat_message' AND source_id = ? AND body = ?",
-			mariaE164, msgID, "Sí, el jueves a las 10:00."); n != 1 {
+			strangerE164, msgID, "Sí, el jueves a las 10:00."); n != 1 {
 			t.Fatalf("outbox rows = %d, want 1", n)
 		}
 		if n := h.count("jobs", "kind = 'deliver_message' AND outbox_id = (SELECT id FROM outbox WHERE source_type = 'chat_message' AND source_id = ?)", msgID); n != 1 {
@@ -328,14 +331,20 @@ func TestInboxReplyRefused(t *testing.T) {
 		h.applyChannels()
 		ctx := context.Background()
 		acct := h.account("acme")
-		viaSMS := h.inbound("sms", mariaE164, mariaNational, "Hola")
+		viaSMS := h.inbound("sms", strangerE164, strangerNational, "Hola")
 		optedOut := h.inbound("wa", mariaE164, mariaNational, "Hola por WhatsApp")
 		wa, _ := channels.ByKeyWithoutCredentials(ctx, store, acct, "wa")
 		store.Transact(ctx, func(tx *db.Tx) error {
 			_, err := channels.SetConsent(ctx, tx, acct, h.acme().Clients["maria"], wa.ID, true, testNow)
 			return err
 		})
-		noChannel := h.acme().Conversations["c1"]
+		h.applyYAML(`
+account: {slug: acme, name: Acme Clinic, timezone: Europe/Madrid, default_region: ES, language: en}
+conversations:
+  - {key: lone, customer_phone_number: "+34600999777", status: new, direction: inbound, created_at: "2026-01-05T10:00:00Z",
+     messages: [{from: client, content: Hola, timestamp: "2026-01-05T10:00:00Z"}]}
+`)
+		noChannel := h.acme().Conversations["lone"]
 		u := h.signedIn("ana@acme.test", "ana-password")
 		u.get("/app/conversations/"+itoa(noChannel)).contains(t, "did not come through a messaging channel")
 		for _, test := range []struct {
@@ -357,8 +366,13 @@ func TestInboxReplyRefused(t *testing.T) {
 				if p.Location != path {
 					t.Errorf("back to %q, want %q", p.Location, path)
 				}
-				u.follow(p).contains(t, test.want)
-				if n := h.count("messages", "sender_kind = 'user' AND conversation_id = ?", test.conv); n != map[bool]int{true: 1, false: 0}[test.conv == noChannel] {
+				// A patient's conversation shows in the patient's thread.
+				got := u.follow(p)
+				for got.Status == http.StatusSeeOther {
+					got = u.get(got.Location)
+				}
+				got.contains(t, test.want)
+				if n := h.count("messages", "sender_kind = 'user' AND conversation_id = ?", test.conv); n != 0 {
 					t.Errorf("user messages stored: %d", n)
 				}
 				if n := h.count("outbox", "kind = 'team_reply'"); n != 0 {
@@ -385,7 +399,7 @@ func TestInboxOtherAccount(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		h := newHarness(t, store)
 		h.applyChannels()
-		conv := h.inbound("sms", mariaE164, mariaNational, "Hola")
+		conv := h.inbound("sms", strangerE164, strangerNational, "Hola")
 		path := "/app/conversations/" + itoa(conv)
 		bob := h.newUser()
 		bob.signIn("bob@other.test", "bob-password", "")

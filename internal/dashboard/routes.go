@@ -79,6 +79,9 @@ func (d *Dashboard) routes() {
 	d.action("POST "+Prefix+"conversations/{session_id}/assign", d.assignConversation)
 	d.action("POST "+Prefix+"conversations/{session_id}/status", d.setConversationStatus)
 	d.action("POST "+Prefix+"conversations/{session_id}/reply", d.replyToConversation)
+	d.page("GET "+Prefix+"conversations/patient/{client_id}", d.patientThreadPage)
+	d.action("POST "+Prefix+"conversations/patient/{client_id}/reply", d.replyToPatient)
+	d.action("POST "+Prefix+"conversations/patient/{client_id}/resolve", d.resolvePatient)
 
 	// Settings: the catalogue (settings_services.go, settings_professionals.go,
 	// settings_event_types.go, settings_waitlists.go, settings_booking_rules.go).
@@ -126,6 +129,10 @@ func (d *Dashboard) routes() {
 	d.ownerAction("POST "+Prefix+"settings/team/{user_id}/active", d.toggleMember)
 
 	d.ownerPage("GET "+Prefix+"settings/audit", d.auditPage)
+	// Settings: the inbox's quick replies (settings_quick_replies.go).
+	d.ownerPage("GET "+Prefix+"settings/quick-replies", d.quickRepliesPage)
+	d.ownerAction("POST "+Prefix+"settings/quick-replies", d.addQuickReply)
+	d.ownerAction("POST "+Prefix+"settings/quick-replies/{reply_id}/remove", d.removeQuickReply)
 
 	d.ownerPage("GET "+Prefix+"settings/channels", d.channelsPage)
 	d.ownerAction("POST "+Prefix+"settings/channels", d.createChannel)

@@ -129,4 +129,17 @@
     combo.addEventListener("blur", function () { show(false); });
     combo.addEventListener("focus", function () { if (items.length && combo.value.trim() === asked) show(true); });
   }
+  // A quick reply chosen in a patient's thread goes into the reply box at
+  // once, after what is already typed (without JavaScript, its Insert
+  // button asks the server for the page with the box filled).
+  document.addEventListener("change", function (ev) {
+    var sel = ev.target;
+    if (!sel.matches || !sel.matches("select[data-insert-into]")) return;
+    var opt = sel.options[sel.selectedIndex], box = document.querySelector(sel.getAttribute("data-insert-into"));
+    if (!opt || !opt.value || !box) return;
+    var text = opt.getAttribute("data-text") || "";
+    box.value = box.value.trim() ? box.value.replace(/\s*$/, " ") + text : text;
+    box.focus();
+    sel.selectedIndex = 0;
+  });
 })();
