@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/frontdesk/frontdesk/internal/dashboard"
 	"github.com/frontdesk/frontdesk/internal/db"
@@ -63,7 +64,12 @@ func TestEveryPageInSpanish(t *testing.T) {
 		if err := store.QueryRow(t.Context(), `SELECT id FROM webhooks ORDER BY id LIMIT 1`).Scan(&webhook); err != nil {
 			t.Fatal(err)
 		}
+		spanishDayData(t, h)
 		eva := h.signedIn("eva@acme.test", "eva-password")
+		// A waiting-list entry for the afternoon, and a stage move: the
+		// client page shows both, the card its history.
+		eva.post("/app/clients/"+itoa(a.Clients["maria"])+"/waitlist", url.Values{"service_id": {itoa(a.Services["cleaning"])},
+			"priority": {"1"}, "time_preference": {"afternoon"}}).must(t, http.StatusSeeOther)
 		m := inviteLink.FindStringSubmatch(eva.post("/app/settings/team/invitations",
 			url.Values{"email": {"nina@acme.test"}, "name": {"Nina"}, "role": {"staff"}}).must(t, http.StatusOK).Body)
 		if m == nil {
@@ -163,4 +169,39 @@ func TestEveryPageInSpanish(t *testing.T) {
 			}
 		}
 	})
+}
+
+// spanishDayData fills acme's day with what pages show as stored values:
+// appointments from every door in every status, messages of every kind and
+// status, a conversation's sentiment, a held seat offer.
+func spanishDayData(t *testing.T, h *harness) {
+	t.Helper()
+	a := h.acme()
+	acct := h.account("acme").ID
+	svc, pro, visit := a.Services["cleaning"], a.Professionals["lopez"], a.EventTypes["visit"]
+	for i, appt := range []struct{ source, status string }{
+		{"dashboard", "booked"}, {"booking_page", "arrived"}, {"waitlist", "completed"}, {"api", "no_show"}, {"workspace", "cancelled"},
+	} {
+		start := at("2026-11-23", "13:00").Add(time.Duration(i) * time.Hour)
+		if _, err := h.store.Exec(t.Context(), `INSERT INTO appointments (account_id, client_id, service_id, professional_id, event_type_id,
+			start_at, end_at, timezone, status, source, confirmation_status, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, 'Europe/Madrid', ?, ?, 'pending', ?, ?)`, acct, a.Clients["maria"], svc, pro, visit,
+			db.Micros(start), db.Micros(start.Add(30*time.Minute)), appt.status, appt.source, db.Micros(testNow), db.Micros(testNow)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range []struct{ kind, status, source string }{
+		{"booking_confirmation", "sent", "booking"}, {"booking_reminder", "pending", "booking"}, {"seat_offer", "delivered", "waitlist"},
+		{"team_reply", "failed", "chat_message"}, {"channel_reply", "suppressed", "channel"}, {"verification_code", "read", "verification"},
+		{"automation_message", "cancelled", "add"}, {"sequence_message", "sent", "ingest"}, {"webhook", "sent", "event:appointment.booked"},
+	} {
+		if _, err := h.store.Exec(t.Context(), `INSERT INTO outbox (account_id, kind, channel, recipient, body, status, attempts, scheduled_at, created_at, source_type)
+			VALUES (?, ?, 'sms', '+34600111222', 'Hola', ?, 1, ?, ?, ?)`, acct, m.kind, m.status, db.Micros(testNow), db.Micros(testNow), m.source); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := h.store.Exec(t.Context(), `UPDATE conversations SET sentiment = 'positive' WHERE id = ?`, a.Conversations["c1"]); err != nil {
+		t.Fatal(err)
+	}
+	h.addHeldEntry("acme", a.Waitlists["main"], a.Clients["pedro"], svc, pro, at("2026-11-24", "15:00"), testNow.Add(2*time.Hour))
 }
