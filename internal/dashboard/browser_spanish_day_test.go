@@ -35,7 +35,7 @@ func TestBrowserSpanishDay(t *testing.T) {
 		}
 		b.shot("es01-hoy")
 		for _, p := range []struct{ name, path, sel, want string }{
-			{"es02-pacientes", "/app/clients", "main h1", "Clientes"},
+			{"es02-pacientes", "/app/clients", "main h1", "Pacientes"},
 			{"es03-paciente", "/app/clients/" + itoa(a.Clients["pedro"]), "#email", "Otros datos"},
 			{"es04-bandeja", "/app/conversations", "main h1", "Bandeja de entrada"},
 			{"es05-lista-de-espera", "/app/waitlists", "main h1", "Listas de espera"},
