@@ -168,6 +168,11 @@ func TestEveryPageInSpanish(t *testing.T) {
 				check(who.name, path)
 			}
 		}
+		// Stored values and days read in Spanish: a waiting-list entry's
+		// evening and its dates, a source, a sentiment.
+		eva.get("/app/waitlists").must(t, http.StatusOK).contains(t, "noche", "mar 1 dic 2026", "jue 31 dic 2026")
+		eva.get("/app/calendar?date=2026-11-23").must(t, http.StatusOK).contains(t, "lunes, 23 de noviembre de 2026", "página de reservas", "recepción")
+		eva.get("/app/conversations").must(t, http.StatusOK).contains(t, "positivo")
 	})
 }
 
@@ -202,6 +207,10 @@ func spanishDayData(t *testing.T, h *harness) {
 	}
 	if _, err := h.store.Exec(t.Context(), `UPDATE conversations SET sentiment = 'positive' WHERE id = ?`, a.Conversations["c1"]); err != nil {
 		t.Fatal(err)
+	}
+	if status, body := h.api("POST", "/api/v2/public/calendar/waitlist/entries", acmeKey, map[string]any{"phone": "+34600777888", "first_name": "Nora",
+		"service_ids": []int64{svc}, "time_preference": "evening", "earliest_date": "2026-12-01", "latest_date": "2026-12-31"}); status != 200 {
+		t.Fatalf("waiting-list entry: %d %v", status, body)
 	}
 	h.addHeldEntry("acme", a.Waitlists["main"], a.Clients["pedro"], svc, pro, at("2026-11-24", "15:00"), testNow.Add(2*time.Hour))
 }

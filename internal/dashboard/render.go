@@ -136,6 +136,27 @@ func parseTemplates(lang string) (map[string]*template.Template, error) {
 			return locale.FormatDate(lang, t.In(loc), locale.DateStyle(style)), nil
 		},
 		"isodate": func(loc *time.Location, t time.Time) string { return t.In(loc).Format(time.DateOnly) },
+		// day says a calendar day stored as 2006-01-02 (a string or
+		// *string: a waiting-list entry's earliest date) in a style.
+		"day": func(style string, v any) (string, error) {
+			var s string
+			switch v := v.(type) {
+			case string:
+				s = v
+			case *string:
+				if v == nil {
+					return "", nil
+				}
+				s = *v
+			default:
+				return "", fmt.Errorf("day: %T is not a day", v)
+			}
+			d, err := time.Parse(time.DateOnly, s)
+			if err != nil || !locale.IsDateStyle(style) {
+				return s, nil
+			}
+			return locale.FormatDate(lang, d, locale.DateStyle(style)), nil
+		},
 		// when is an instant in the account's zone, "—" for none. Areas
 		// hand instants over as time.Time, never as text to parse back.
 		"when": func(loc *time.Location, t any) (string, error) {
