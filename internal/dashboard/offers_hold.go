@@ -10,6 +10,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/audit"
 	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/locale"
 	"github.com/frontdesk/frontdesk/internal/offers"
 )
 
@@ -40,7 +41,7 @@ func (d *Dashboard) acceptOffer(w http.ResponseWriter, r *http.Request, s *sessi
 	}
 	a := b.Booking.Appointment
 	d.redirect(w, r, back, "ok", s.Translate("Booked %s for %s on %s with %s.", a.Client.Name, a.Service.Name,
-		formatTime(s.Lang, b.Start.In(s.Account.Location()), "Mon 2 Jan 15:04"), a.CalendarProfile.Name))
+		sayDate(s.Lang, b.Start.In(s.Account.Location()), locale.ShortTime), a.CalendarProfile.Name))
 	return nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/locale"
 	"github.com/frontdesk/frontdesk/internal/offers"
 )
 
@@ -126,10 +127,10 @@ func (d *Dashboard) offerTime(w http.ResponseWriter, r *http.Request, s *session
 		return d.refuseTo(w, r, s, back, err)
 	}
 	loc := s.Account.Location()
-	msg := s.Translate("Offered %s to %s; the seat is held until %s.", formatTime(s.Lang, m.Slot.Start.In(loc), "Mon 2 Jan 15:04"),
-		m.ClientName, formatTime(s.Lang, m.Timing.ExpiresAt.In(loc), "Mon 2 Jan 15:04"))
+	msg := s.Translate("Offered %s to %s; the seat is held until %s.", sayDate(s.Lang, m.Slot.Start.In(loc), locale.ShortTime),
+		m.ClientName, sayDate(s.Lang, m.Timing.ExpiresAt.In(loc), locale.ShortTime))
 	if m.Timing.SendAt.After(now) {
-		msg += " " + s.Translate("Quiet hours: the message goes out at %s.", formatTime(s.Lang, m.Timing.SendAt.In(loc), "Mon 2 Jan 15:04"))
+		msg += " " + s.Translate("Quiet hours: the message goes out at %s.", sayDate(s.Lang, m.Timing.SendAt.In(loc), locale.ShortTime))
 	}
 	to := Prefix + "waitlists#entry-" + strconv.FormatInt(m.EntryID, 10)
 	if back := localPath(r.PostForm.Get("back"), r.Host); back != "" {

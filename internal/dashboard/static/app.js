@@ -10,7 +10,11 @@
     var src = document.querySelector(btn.getAttribute("data-copy"));
     if (!src) return;
     var text = src.value !== undefined ? src.value : src.textContent;
-    var done = function () { btn.textContent = "Copied"; setTimeout(function () { btn.textContent = "Copy"; }, 2000); };
+    // The texts are the page's, in its language: the button's own label,
+    // and data-copied for the moment after copying.
+    if (!btn.hasAttribute("data-label")) btn.setAttribute("data-label", btn.textContent);
+    var label = btn.getAttribute("data-label"), copied = btn.getAttribute("data-copied") || label;
+    var done = function () { btn.textContent = copied; setTimeout(function () { btn.textContent = label; }, 2000); };
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(text).then(done, function () { src.select && src.select(); });
     } else if (src.select) {
