@@ -69,7 +69,7 @@ func TestTodayGaps(t *testing.T) {
 			}, []string{bookLink(lopez, cleaning, at("2026-11-23", "12:00"))}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				p := u.get("/app/today" + tc.query).must(t, http.StatusOK).contains(t, "Dr. Ruiz", "Dr. López", "Free 10:00–11:00")
+				p := u.get("/app/today"+tc.query).must(t, http.StatusOK).contains(t, "Dr. Ruiz", "Dr. López", "Free 10:00–11:00")
 				p.contains(t, tc.want...)
 				for _, s := range tc.not {
 					if strings.Contains(p.Body, s) {
@@ -78,7 +78,7 @@ func TestTodayGaps(t *testing.T) {
 				}
 			})
 		}
-		p := u.get("/app/today?service=" + itoa(cleaning)).must(t, http.StatusOK)
+		p := u.get("/app/today?service="+itoa(cleaning)).must(t, http.StatusOK)
 		// Each gap offers its time to the waiting list.
 		offer := "/app/waitlists/offer?" + strings.ReplaceAll(url.Values{"professional_id": {itoa(ruiz)}, "service_id": {itoa(ortho)},
 			"start": {at("2026-11-23", "12:00").UTC().Format(time.RFC3339)}}.Encode(), "&", "&amp;")
