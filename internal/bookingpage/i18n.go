@@ -74,24 +74,9 @@ func (l lang) Err(e *errs.Error) string {
 	return e.Localize(func(key string) string { return translate(l, key) })
 }
 
-// formatTime is t in layout with day and month names in l.
-func (l lang) formatTime(t time.Time, layout string) string {
-	return locale.FormatTime(string(l), t, layout)
-}
+// moment is a day and time as the page writes it in l ("lunes, 7 de
+// diciembre de 2026, 10:00"; "Monday, 7 December 2026, 10:00").
+func (l lang) moment(t time.Time) string { return locale.FormatDate(string(l), t, locale.LongTime) }
 
-// moment is a day and time as the page writes it in l ("lunes 7 de
-// diciembre de 2026, 10:00"; "Monday 7 December 2026, 10:00").
-func (l lang) moment(t time.Time) string {
-	if l == "es" {
-		return l.formatTime(t, "Monday 2 de January de 2006, 15:04")
-	}
-	return l.formatTime(t, "Monday 2 January 2006, 15:04")
-}
-
-// day is a day as a list of slots heads it ("lunes 7 de diciembre").
-func (l lang) day(t time.Time) string {
-	if l == "es" {
-		return l.formatTime(t, "Monday 2 de January")
-	}
-	return l.formatTime(t, "Monday 2 January")
-}
+// day is a day as a list of slots heads it ("lunes, 7 de diciembre").
+func (l lang) day(t time.Time) string { return locale.FormatDate(string(l), t, locale.DayMonth) }

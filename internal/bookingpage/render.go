@@ -7,12 +7,15 @@ package bookingpage
 import (
 	"bytes"
 	"embed"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/frontdesk/frontdesk/internal/locale"
 )
 
 //go:embed templates/*.html templates/page.css
@@ -148,9 +151,15 @@ func parseTemplates(l lang, css template.CSS) (map[string]*template.Template, er
 	funcs := template.FuncMap{
 		"t":   func(text string, args ...any) string { return translate(l, text, args...) },
 		"css": func() template.CSS { return css },
-		"date": func(loc *time.Location, t time.Time, layout string) string {
-			return l.formatTime(t.In(loc), layout)
+		// date says an instant in a named style (locale.DateStyle);
+		// isodate is the day a link carries.
+		"date": func(loc *time.Location, t time.Time, style string) (string, error) {
+			if !locale.IsDateStyle(style) {
+				return "", fmt.Errorf("date: %q is not a date style", style)
+			}
+			return locale.FormatDate(string(l), t.In(loc), locale.DateStyle(style)), nil
 		},
+		"isodate": func(loc *time.Location, t time.Time) string { return t.In(loc).Format(time.DateOnly) },
 		// moment is a day and time as a sentence says it; day, a day.
 		"moment": func(loc *time.Location, t time.Time) string { return l.moment(t.In(loc)) },
 		"day":    func(loc *time.Location, t time.Time) string { return l.day(t.In(loc)) },

@@ -31,6 +31,17 @@ type activityView struct {
 	Kinds    []string
 	Statuses []string
 	Channels []string
+	// Source says what queued a message in the reader's language.
+	Source func(string) string
+}
+
+// outboxSource says what queued a message (its source type) in lang: a
+// webhook's event by its name, anything else as a stored value.
+func outboxSource(lang, typ string) string {
+	if event, ok := strings.CutPrefix(typ, "event:"); ok {
+		return translate(lang, "event %s", event)
+	}
+	return valueIn(lang, typ)
 }
 
 func (activityView) isPage() {}
@@ -73,6 +84,7 @@ func (d *Dashboard) activityPage(w http.ResponseWriter, r *http.Request, s *sess
 	d.render(w, r, s, http.StatusOK, "activity", "Activity", "activity", activityView{
 		List: list, Filter: f, Filtered: f != jobs.OutboxFilter{},
 		Kinds: activityKinds, Statuses: jobs.OutboxStatuses, Channels: keys,
+		Source: func(typ string) string { return outboxSource(s.Lang, typ) },
 	})
 	return nil
 }

@@ -74,7 +74,7 @@ func TestWaitlistActions(t *testing.T) {
 		u.get("/app/waitlists").must(t, http.StatusOK).contains(t, "General", "María", "high", "mornings please", "entry-"+itoa(entry))
 
 		u.follow(u.post("/app/waitlists/entries/"+itoa(entry)+"/flag", url.Values{"flagged": {"true"}})).contains(t, "flagged for review")
-		u.follow(u.post("/app/waitlists/entries/"+itoa(entry)+"/snooze", url.Values{"until": {"2026-11-30"}})).contains(t, "snoozed until 30 Nov 2026")
+		u.follow(u.post("/app/waitlists/entries/"+itoa(entry)+"/snooze", url.Values{"until": {"2026-11-30"}})).contains(t, "snoozed until Monday, 30 November 2026")
 		_, got := h.api("GET", "/api/v2/public/calendar/waitlist/entries/"+itoa(entry), acmeKey, nil)
 		e := got["data"].(map[string]any)
 		if e["status"] != "snoozed" || e["flagged_for_review"] != true || e["snooze_until"] != "2026-11-29T23:00:00Z" {
@@ -132,7 +132,7 @@ func TestAppointmentRescheduleAndCancel(t *testing.T) {
 			}
 			return e.Data
 		}
-		u.get("/app/calendar?date=2026-11-25&view=week").must(t, http.StatusOK).contains(t, "Lola", "10:00–10:30", "Limpieza dental", "Dr. López", ">api<", "appt-"+itoa(id))
+		u.get("/app/calendar?date=2026-11-25&view=week").must(t, http.StatusOK).contains(t, "Lola", "10:00–10:30", "Limpieza dental", "Dr. López", ">API<", "appt-"+itoa(id))
 		u.get("/app/calendar?date=2026-11-26&view=day").must(t, http.StatusOK).contains(t, "0 appointments")
 
 		// 16:15 is not a free slot: the move is refused until the
@@ -143,7 +143,7 @@ func TestAppointmentRescheduleAndCancel(t *testing.T) {
 		if p.Location != "/app/calendar?date=2026-11-27" {
 			t.Fatalf("reschedule -> %q", p.Location)
 		}
-		u.follow(p).contains(t, "moved to Fri 27 Nov 16:15", "16:15–16:45")
+		u.follow(p).contains(t, "moved to Fri 27 Nov, 16:15", "16:15–16:45")
 		var start, end int64
 		store.QueryRow(t.Context(), `SELECT start_at, end_at FROM appointments WHERE id = ?`, id).Scan(&start, &end)
 		if db.Time(start).Format("2006-01-02T15:04Z07:00") != "2026-11-27T15:15Z" || end-start != 30*60*1e6 {

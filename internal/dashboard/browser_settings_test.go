@@ -18,9 +18,9 @@ func TestBrowserSettingsCatalog(t *testing.T) {
 		a := b.h.acme()
 		// Both widths share one store (browserFlow): each run has its own
 		// service and its own Wednesday.
-		name, wed, shown := "Ortodoncia", "2026-11-25", "Wed 25 Nov 2026 00:00"
+		name, wed, shown := "Ortodoncia", "2026-11-25", "Wed 25 Nov 2026, 00:00"
 		if b.phone() {
-			name, wed, shown = "Ortodoncia infantil", "2026-12-02", "Wed 2 Dec 2026 00:00"
+			name, wed, shown = "Ortodoncia infantil", "2026-12-02", "Wed 2 Dec 2026, 00:00"
 		}
 		lopez, visit := a.Professionals["lopez"], a.EventTypes["visit"]
 		b.signIn("ana@acme.test", "ana-password")

@@ -201,7 +201,7 @@ func TestBrowser(t *testing.T) {
 			return chromedp.Void{}, err
 		},
 		shot("06c-calendar-pending"))
-	if !strings.Contains(msg, "Held for Pedro Sánchez until Mon 23 Nov 12:00") || !hidden {
+	if !strings.Contains(msg, "Held for Pedro Sánchez until Mon 23 Nov, 12:00") || !hidden {
 		t.Fatalf("held row %q; hidden by the filter: %v", msg, hidden)
 	}
 

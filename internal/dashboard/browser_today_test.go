@@ -76,7 +76,7 @@ func TestBrowserToday(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(".confirm-move")),
 			chromedp.Click(chromedp.CSS(".confirm-move button")),
 			chromedp.WaitVisible(chromedp.CSS(".flash.ok")))
-		if got := b.text(".flash.ok"); !strings.Contains(got, "moved to Tue 24 Nov 09:00") {
+		if got := b.text(".flash.ok"); !strings.Contains(got, "moved to Tue 24 Nov, 09:00") {
 			b.t.Fatalf("after reschedule: %q", got)
 		}
 		if got := b.text(id); !strings.Contains(got, "09:00") || !strings.Contains(got, "Pedro") {

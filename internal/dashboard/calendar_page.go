@@ -12,6 +12,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/locale"
 	"github.com/frontdesk/frontdesk/internal/waitlist"
 )
 
@@ -118,9 +119,9 @@ func (d *Dashboard) calendarPage(w http.ResponseWriter, r *http.Request, s *sess
 	}
 	for _, h := range holds {
 		until := h.ExpiresAt.In(loc)
-		b := &heldBlock{OfferedSlot: h, Until: formatTime(s.Lang, until, "15:04")}
+		b := &heldBlock{OfferedSlot: h, Until: sayDate(s.Lang, until, locale.Clock)}
 		if st := h.Start.In(loc); until.YearDay() != st.YearDay() || until.Year() != st.Year() {
-			b.Until = formatTime(s.Lang, until, "Mon 2 Jan 15:04")
+			b.Until = sayDate(s.Lang, until, locale.ShortTime)
 		}
 		// A hold that began before the window (a slot across midnight)
 		// shows on the window's first day.

@@ -16,8 +16,9 @@ var textArg = map[string]int{"Translate": 0, "TC": 1, "translate": 1, "translate
 // passesTextOn are the functions that hand a text they were given to a
 // translating function: the templates' t and tc (the templates' texts are
 // read by TestEveryTextHasSpanish) and the area texts' Err and Say (read by
-// TestEveryAreaTextIsInEveryCatalogue).
-var passesTextOn = map[string]bool{"parseTemplates": true, "Err": true, "Say": true}
+// TestEveryAreaTextIsInEveryCatalogue) and render's page title (a literal
+// at every call, read by TestEveryTextHasSpanish's titleText).
+var passesTextOn = map[string]bool{"parseTemplates": true, "Err": true, "Say": true, "render": true}
 
 // TestTextsAreLiterals keeps TestEveryTextHasSpanish honest: a text handed
 // to Translate, TC, translate or translateIn is a string literal it can

@@ -154,7 +154,7 @@ func TestClientPageShowsEverything(t *testing.T) {
 		p := u.get("/app/clients/"+itoa(maria)).must(t, http.StatusOK)
 		for _, want := range []string{
 			// appointments: upcoming first, then past
-			"Upcoming", "Wed 25 Nov 2026 10:00", "Limpieza dental", "Dr. López", "Past", "Mon 5 Oct 2026 11:00", "completed",
+			"Upcoming", "Wed 25 Nov 2026, 10:00", "Limpieza dental", "Dr. López", "Past", "Mon 5 Oct 2026, 11:00", "completed",
 			// the waiting list
 			"General", "mornings please", "waiting", "position 1",
 			// the card and its page
@@ -162,7 +162,7 @@ func TestClientPageShowsEverything(t *testing.T) {
 			// the conversation
 			`href="/app/conversations/` + itoa(a.Conversations["c1"]) + `"`, "resolved",
 			// consent per channel
-			"opted out", "<td>wa</td>", "whatsapp",
+			"opted out", "<td>wa</td>", "WhatsApp",
 			// the add form
 			`action="/app/clients/` + itoa(maria) + `/waitlist"`,
 		} {

@@ -128,8 +128,8 @@ func TestCalendarConfirmationAndHeldSlots(t *testing.T) {
 			t.Fatalf("a held slot shows a confirmation: %s", hold)
 		}
 		// The hold sits on Monday's table, before Tuesday's.
-		if i, j := strings.Index(week.Body, "hold-"+itoa(held)), strings.Index(week.Body, "Tuesday 24 November 2026"); i < 0 || i > j ||
-			i < strings.Index(week.Body, "Monday 23 November 2026") {
+		if i, j := strings.Index(week.Body, "hold-"+itoa(held)), strings.Index(week.Body, "Tuesday, 24 November 2026"); i < 0 || i > j ||
+			i < strings.Index(week.Body, "Monday, 23 November 2026") {
 			t.Fatal("the held slot is not under Monday")
 		}
 		// Day view and the professional filter keep the hold; another
@@ -162,14 +162,14 @@ func TestCalendarConfirmationAndHeldSlots(t *testing.T) {
 		// the expired one says so.
 		wl := u.get("/app/waitlists").must(t, http.StatusOK).lacks(t, hostileFirst, "Otherclient")
 		entry := wl.row("entry-" + itoa(held))
-		for _, want := range []string{hostileShown, "queued", "Offered <strong>Mon 23 Nov 15:00–15:30</strong> with Dr. López",
-			`<span class="badge held">held</span> until 23 Nov 2026 12:00`} {
+		for _, want := range []string{hostileShown, "queued", "Offered <strong>Mon 23 Nov, 15:00–15:30</strong> with Dr. López",
+			`<span class="badge held">held</span> until 23 Nov 2026, 12:00`} {
 			if !strings.Contains(entry, want) {
 				t.Fatalf("entry row lacks %q: %s", want, entry)
 			}
 		}
 		gone := wl.row("entry-" + itoa(expired))
-		for _, want := range []string{"Offered <strong>Tue 24 Nov 11:00–11:30</strong> with Dr. López", "hold expired</span> at 23 Nov 2026 09:59"} {
+		for _, want := range []string{"Offered <strong>Tue 24 Nov, 11:00–11:30</strong> with Dr. López", "hold expired</span> at 23 Nov 2026, 09:59"} {
 			if !strings.Contains(gone, want) {
 				t.Fatalf("expired entry row lacks %q: %s", want, gone)
 			}
@@ -178,14 +178,14 @@ func TestCalendarConfirmationAndHeldSlots(t *testing.T) {
 		// Once the hold ends, the calendar no longer shows it.
 		h.clock.Set(testNow.Add(2*time.Hour + time.Second))
 		u.get("/app/calendar?date=2026-11-24&view=week").must(t, http.StatusOK).contains(t, "3 appointments.").lacks(t, "hold-")
-		u.get("/app/waitlists").must(t, http.StatusOK).contains(t, "hold expired</span> at 23 Nov 2026 12:00")
+		u.get("/app/waitlists").must(t, http.StatusOK).contains(t, "hold expired</span> at 23 Nov 2026, 12:00")
 		h.clock.Set(testNow)
 
 		// The other account sees its own rows and none of acme's; its hold
 		// ends on another day than its slot, so the day is named.
 		bob := h.signedIn("bob@other.test", "bob-password")
 		bob.get("/app/calendar?date=2026-11-24&view=week").must(t, http.StatusOK).
-			contains(t, "1 appointment · 1 slot held", "appt-"+itoa(otherAppt), "hold-"+itoa(otherHeld), "Held for <a href=\"/app/clients/"+itoa(o.Clients["maria"])+"\">Otherclient García</a> until Mon 23 Nov 11:00").
+			contains(t, "1 appointment · 1 slot held", "appt-"+itoa(otherAppt), "hold-"+itoa(otherHeld), "Held for <a href=\"/app/clients/"+itoa(o.Clients["maria"])+"\">Otherclient García</a> until Mon 23 Nov, 11:00").
 			lacks(t, "Zoé", "Dr. López", "appt-"+itoa(pending), "hold-"+itoa(held))
 		bob.get("/app/waitlists").must(t, http.StatusOK).contains(t, "entry-"+itoa(otherHeld), "with Dr. Jones").lacks(t, "Zoé", "Dr. López")
 		bob.get("/app/calendar?date=2026-11-24&view=week&professional="+itoa(lopez)).must(t, http.StatusOK).contains(t, "0 appointments.").lacks(t, "hold-", "Zoé")

@@ -23,7 +23,7 @@ func TestGridDateBounds(t *testing.T) {
 			status     int
 			has, hasNo []string
 		}{
-			{"/app/today?date=9999-12-31", 200, []string{"Previous day", "Friday 31 December 9999"}, []string{"Next day", "10000"}},
+			{"/app/today?date=9999-12-31", 200, []string{"Previous day", "Friday, 31 December 9999"}, []string{"Next day", "10000"}},
 			{"/app/today?date=9999-12-31&view=week", 200, []string{"Previous week"}, []string{"Next week", "10000"}},
 			{"/app/today?date=0001-01-01", 200, []string{"Next day"}, []string{"Previous day"}},
 			{"/app/today?date=0001-01-03&view=week", 200, []string{"Next week"}, []string{"Previous week"}},
@@ -53,7 +53,7 @@ func TestGridDateBounds(t *testing.T) {
 		// The week grid of 9999's last week has its five days.
 		p := ana.get("/app/today?date=9999-12-31&view=week").must(t, 200)
 		if !strings.Contains(p.Body, "27 Dec 9999") {
-			t.Errorf("last week does not start on Monday 27 December 9999: %.2000s", p.Body)
+			t.Errorf("last week does not start on Monday, 27 December 9999: %.2000s", p.Body)
 		}
 		// Spanish.
 		p = eva.get("/app/today?date=0000-12-31")

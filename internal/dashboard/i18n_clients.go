@@ -9,9 +9,19 @@ import "strings"
 // differently in Spanish by what it describes.
 func valueLabel(s *session) func(string) string {
 	return func(v string) string {
-		if t, ok := catalogue[s.Lang]["value|"+v]; ok {
-			return t
-		}
-		return strings.ReplaceAll(v, "_", " ")
+		return valueIn(s.Lang, v)
 	}
+}
+
+// valueIn is how a stored value reads in lang: the catalogue's
+// "value|<value>", else the value with spaces for underscores (and a miss
+// the tests hear).
+func valueIn(lang, v string) string {
+	if t, ok := catalogue[lang]["value|"+v]; ok {
+		return t
+	}
+	if v != "" {
+		missed(lang, "value|"+v)
+	}
+	return strings.ReplaceAll(v, "_", " ")
 }

@@ -82,14 +82,19 @@ func TestEveryTextHasSpanish(t *testing.T) {
 
 func TestTranslateAndDates(t *testing.T) {
 	at := time.Date(2026, 11, 27, 16, 15, 0, 0, time.UTC)
-	for _, test := range []struct{ lang, layout, want string }{
-		{"es", "Mon 2 Jan 15:04", "vie 27 nov 16:15"},
-		{"en", "Mon 2 Jan 15:04", "Fri 27 Nov 16:15"},
-		{"es", "Monday 2 January 2006", "viernes 27 noviembre 2026"},
-		{"es", "2 Jan", "27 nov"},
+	for _, test := range []struct {
+		lang  string
+		style locale.DateStyle
+		want  string
+	}{
+		{"es", locale.ShortTime, "vie 27 nov, 16:15"},
+		{"en", locale.ShortTime, "Fri 27 Nov, 16:15"},
+		{"es", locale.Long, "viernes, 27 de noviembre de 2026"},
+		{"en", locale.Long, "Friday, 27 November 2026"},
+		{"es", locale.DayOfMonth, "27 nov"},
 	} {
-		if got := formatTime(test.lang, at, test.layout); got != test.want {
-			t.Errorf("%s %q = %q, want %q", test.lang, test.layout, got, test.want)
+		if got := sayDate(test.lang, at, test.style); got != test.want {
+			t.Errorf("%s %q = %q, want %q", test.lang, test.style, got, test.want)
 		}
 	}
 	if got := translate("es", "Sign out"); got != "Cerrar sesión" {

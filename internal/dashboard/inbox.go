@@ -188,7 +188,7 @@ func (d *Dashboard) conversationPage(w http.ResponseWriter, r *http.Request, s *
 	if conv.Client != nil && conv.Client.Name != "" {
 		title = conv.Client.Name
 	}
-	d.render(w, r, s, http.StatusOK, "conversation", s.Translate("Conversation with %s", title), "conversations", conversationView{
+	d.renderTitled(w, r, s, http.StatusOK, "conversation", s.Translate("Conversation with %s", title), "conversations", conversationView{
 		ID: id, Conv: conv, Who: title, Page: msgs, Deliveries: deliveries, Team: team, Statuses: chat.InboxStatuses, StatusLabels: statusLabels(s),
 		Nonce: randomToken(), MaxReply: chat.MaxReplyLength, Back: fmt.Sprintf("%sconversations/%d", Prefix, id),
 	})

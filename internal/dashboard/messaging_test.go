@@ -160,7 +160,7 @@ func TestActivityShowsDeliveryAndFilters(t *testing.T) {
 
 		// Everything: each message's delivery.
 		u.get("/app/activity").must(t, http.StatusOK).contains(t,
-			rowID(delivered), "SM0123456789abcdef", "3 attempts", "2 segments", "delivered", "23 Nov 2026 10:05", // Madrid
+			rowID(delivered), "SM0123456789abcdef", "3 attempts", "2 segments", "delivered", "23 Nov 2026, 10:05", // Madrid
 			rowID(failed), "21211: The &#39;To&#39; number is not a valid phone number (HTTP 400)",
 			rowID(reply), `<option value="channel_reply"`, `<option value="suppressed"`, `<option value="wa"`, `<option value="mail"`,
 			"Showing the newest 200").
@@ -319,11 +319,11 @@ func TestClientPageShowsConsent(t *testing.T) {
 
 		p := u.get("/app/clients/"+itoa(pedro)).must(t, http.StatusOK)
 		sms := row(t, p.Body, "<td>sms</td>")
-		if !strings.Contains(sms, "opted out") || !strings.Contains(sms, "23 Nov 2026 10:00") {
+		if !strings.Contains(sms, "opted out") || !strings.Contains(sms, "23 Nov 2026, 10:00") {
 			t.Fatalf("sms consent row: %s", sms)
 		}
 		wa := row(t, p.Body, "<td>wa</td>")
-		if !strings.Contains(wa, "receives messages") || !strings.Contains(wa, "23 Nov 2026 11:00") || !strings.Contains(wa, "23 Nov 2026 12:00") {
+		if !strings.Contains(wa, "receives messages") || !strings.Contains(wa, "23 Nov 2026, 11:00") || !strings.Contains(wa, "23 Nov 2026, 12:00") {
 			t.Fatalf("wa consent row: %s", wa)
 		}
 		p.lacks(t, "<td>mail</td>") // maria's opt-out is hers

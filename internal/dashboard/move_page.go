@@ -16,6 +16,7 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/locale"
 )
 
 type rescheduleSlot struct {
@@ -180,7 +181,7 @@ func (d *Dashboard) reschedule(w http.ResponseWriter, r *http.Request, s *sessio
 	if r.PostForm.Get("return") == "today" {
 		to = fmt.Sprintf("%stoday?date=%s#appt-%d", Prefix, a.StartAt.In(loc).Format("2006-01-02"), a.ID)
 	}
-	msg := s.Translate("Appointment of %s moved to %s with %s.", a.ClientName, formatTime(s.Lang, a.StartAt.In(loc), "Mon 2 Jan 15:04"), a.ProfessionalName)
+	msg := s.Translate("Appointment of %s moved to %s with %s.", a.ClientName, sayDate(s.Lang, a.StartAt.In(loc), locale.ShortTime), a.ProfessionalName)
 	kind := "ok"
 	for _, warn := range moved.Warnings {
 		kind = "warn"
@@ -198,7 +199,7 @@ func warningText(s *session, warn calendar.Warning, pro string) string {
 		if err != nil {
 			return v
 		}
-		return formatTime(s.Lang, t.In(loc), "Mon 2 Jan 15:04")
+		return sayDate(s.Lang, t.In(loc), locale.ShortTime)
 	}
 	switch warn.Code {
 	case calendar.WarnInThePast:

@@ -46,7 +46,7 @@ func TestMovePage(t *testing.T) {
 
 		// A day of slots, the next day reachable, filtered by professional.
 		day := u.get(path+"?date=2026-11-24&professional_id="+itoa(a.Professionals["lopez"])).must(t, http.StatusOK).
-			contains(t, "Free slots on Tuesday 24 November", "?date=2026-11-25", "?date=2026-11-23", "Other time")
+			contains(t, "Free slots on Tuesday, 24 November", "?date=2026-11-25", "?date=2026-11-23", "Other time")
 		m := slotPick.FindStringSubmatch(day.Body)
 		if m == nil {
 			t.Fatalf("no slot to pick: %.3000s", day.Body[strings.Index(day.Body, "<main"):])

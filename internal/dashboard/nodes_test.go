@@ -83,7 +83,7 @@ func TestInputNodesOwnersOnlyAndAudited(t *testing.T) {
 		if n := h.count("audit_log", "object_type = 'input_node'"); n != 3 {
 			t.Errorf("%d input node audit entries, want 3", n)
 		}
-		ana.get("/app/settings/audit").must(t, http.StatusOK).contains(t, "input_node", "Landing page")
+		ana.get("/app/settings/audit").must(t, http.StatusOK).contains(t, "input node", "Landing page")
 
 		// Tenancy: acme's owner cannot touch other's node.
 		o := h.other()

@@ -29,7 +29,7 @@ func TestKeyCreatedThenUsedAgainstTheAPI(t *testing.T) {
 		}
 		// The list never shows it again, but shows its use.
 		h.clock.Set(testNow.Add(time.Minute))
-		list := u.get("/app/keys").must(t, http.StatusOK).contains(t, "crm sync", key[:8], "1 Feb 2027 00:00")
+		list := u.get("/app/keys").must(t, http.StatusOK).contains(t, "crm sync", key[:8], "1 Feb 2027, 00:00")
 		if regexp.MustCompile(regexp.QuoteMeta(key)).MatchString(list.Body) {
 			t.Fatal("the key is shown again")
 		}

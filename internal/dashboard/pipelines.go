@@ -111,7 +111,7 @@ func (d *Dashboard) boardPage(w http.ResponseWriter, r *http.Request, s *session
 		scheme = "https"
 	}
 	v.BaseURL = scheme + "://" + r.Host
-	d.render(w, r, s, http.StatusOK, "board", p.Name, "pipelines", v)
+	d.renderTitled(w, r, s, http.StatusOK, "board", p.Name, "pipelines", v)
 	return nil
 }
 
@@ -173,7 +173,7 @@ func (d *Dashboard) cardPage(w http.ResponseWriter, r *http.Request, s *session)
 	if err != nil {
 		return err
 	}
-	d.render(w, r, s, http.StatusOK, "card", c.ClientName+" · "+p.Name, "pipelines", cardView{Card: c, Pipeline: p})
+	d.renderTitled(w, r, s, http.StatusOK, "card", c.ClientName+" · "+p.Name, "pipelines", cardView{Card: c, Pipeline: p})
 	return nil
 }
 
@@ -225,7 +225,7 @@ func (d *Dashboard) createNode(w http.ResponseWriter, r *http.Request, s *sessio
 	if err != nil {
 		return err
 	}
-	d.redirect(w, r, fmt.Sprintf("%spipelines/%d#nodes", Prefix, pid), "ok", "Input node created. Its ingest path is "+pipeline.IngestPathPrefix+uuid+"/batch")
+	d.redirect(w, r, fmt.Sprintf("%spipelines/%d#nodes", Prefix, pid), "ok", s.Translate("Input node created. Its ingest path is %s", pipeline.IngestPathPrefix+uuid+"/batch"))
 	return nil
 }
 
@@ -254,9 +254,9 @@ func (d *Dashboard) toggleNode(w http.ResponseWriter, r *http.Request, s *sessio
 	if err != nil {
 		return err
 	}
-	msg := "Input node deactivated: ingest through it is refused."
+	msg := s.Translate("Input node deactivated: ingest through it is refused.")
 	if active {
-		msg = "Input node activated."
+		msg = s.Translate("Input node activated.")
 	}
 	d.redirect(w, r, fmt.Sprintf("%spipelines/%d#nodes", Prefix, pid), "ok", msg)
 	return nil

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/chat"
+	"github.com/frontdesk/frontdesk/internal/locale"
 )
 
 // Flash is a one-time message shown at the top of a page.
@@ -44,7 +45,7 @@ func takeFlash(w http.ResponseWriter, r *http.Request) *Flash {
 // view is what every template receives.
 type view struct {
 	Lang    string // "es" or "en"
-	Title   string
+	Title   string // said in Lang
 	Nav     string
 	Session *session
 	CSRF    string
@@ -70,7 +71,15 @@ func (v view) InSettings() bool {
 // isPage marks the views; views_test.go checks no render passes nil.
 type pageData interface{ isPage() }
 
+// render shows page, titled title (a catalogue text, said in the page's
+// language).
 func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, s *session, status int, page, title, nav string, data pageData) {
+	d.renderTitled(w, r, s, status, page, translate(string(langOf(r, s)), title), nav, data)
+}
+
+// renderTitled is render with a title already said: a name (a client's,
+// a pipeline's), or a sentence the handler translated.
+func (d *Dashboard) renderTitled(w http.ResponseWriter, r *http.Request, s *session, status int, page, title, nav string, data pageData) {
 	v := view{Lang: requestLanguage(r), Title: title, Nav: nav, Session: s, Flash: takeFlash(w, r), Now: d.clock.Now(), Loc: time.UTC, Data: data}
 	if s != nil {
 		v.CSRF = s.CSRF
@@ -117,9 +126,16 @@ func parseTemplates(lang string) (map[string]*template.Template, error) {
 		"t":    func(text string, args ...any) string { return translate(lang, text, args...) },
 		// tc: a text whose Spanish depends on what it describes.
 		"tc": func(context, text string, args ...any) string { return translateIn(lang, context, text, args...) },
-		"date": func(loc *time.Location, t time.Time, layout string) string {
-			return formatTime(lang, t.In(loc), layout)
+		// date says an instant in the account's zone in a named style
+		// (locale.DateStyle: "long", "short-time", ...); isodate is the
+		// day a link or a form carries (2006-01-02).
+		"date": func(loc *time.Location, t time.Time, style string) (string, error) {
+			if !locale.IsDateStyle(style) {
+				return "", fmt.Errorf("date: %q is not a date style", style)
+			}
+			return locale.FormatDate(lang, t.In(loc), locale.DateStyle(style)), nil
 		},
+		"isodate": func(loc *time.Location, t time.Time) string { return t.In(loc).Format(time.DateOnly) },
 		// when is an instant in the account's zone, "—" for none. Areas
 		// hand instants over as time.Time, never as text to parse back.
 		"when": func(loc *time.Location, t any) (string, error) {
@@ -137,8 +153,11 @@ func parseTemplates(lang string) (map[string]*template.Template, error) {
 			if v.IsZero() {
 				return "—", nil
 			}
-			return formatTime(lang, v.In(loc), "2 Jan 2006 15:04"), nil
+			return locale.FormatDate(lang, v.In(loc), locale.Stamp), nil
 		},
+		// value says a stored value (a status, a source, a sentiment) in
+		// the page's language: the catalogue's "value|<value>".
+		"value": func(v string) string { return valueIn(lang, v) },
 		"money": func(v *float64) string {
 			if v == nil {
 				return "—"

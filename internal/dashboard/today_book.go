@@ -16,6 +16,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/locale"
 	"github.com/frontdesk/frontdesk/internal/valid"
 )
 
@@ -188,7 +189,7 @@ func (d *Dashboard) book(w http.ResponseWriter, r *http.Request, s *session) err
 		return d.bookRefused(w, r, s, v, err)
 	}
 	a := b.Appointment
-	msg := s.Translate("Booked %s for %s on %s with %s.", a.Client.Name, a.Service.Name, formatTime(s.Lang, start, "Mon 2 Jan 15:04"), a.CalendarProfile.Name)
+	msg := s.Translate("Booked %s for %s on %s with %s.", a.Client.Name, a.Service.Name, sayDate(s.Lang, start, locale.ShortTime), a.CalendarProfile.Name)
 	if b.ClientCreated {
 		msg += " " + s.Translate("New client created.")
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/locale"
 )
 
 // callTally counts the shown appointments (cancelled ones left out) by
@@ -75,7 +76,7 @@ func (d *Dashboard) confirmByPhone(w http.ResponseWriter, r *http.Request, s *se
 	if err != nil {
 		return err
 	}
-	when := formatTime(s.Lang, a.StartAt.In(s.Account.Location()), "Mon 2 Jan 15:04")
+	when := sayDate(s.Lang, a.StartAt.In(s.Account.Location()), locale.ShortTime)
 	if !c.Changed {
 		d.redirect(w, r, back, "ok", s.Translate("The appointment of %s on %s was confirmed already.", a.ClientName, when))
 		return nil

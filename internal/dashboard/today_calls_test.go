@@ -55,9 +55,9 @@ func TestTodayCalls(t *testing.T) {
 			flash    string
 			previous string // "" when nothing changes
 		}{
-			{"pending", pending, "Confirmed by phone: the appointment of Pedro Sánchez on Mon 23 Nov 11:00.", "pending"},
-			{"again", pending, "The appointment of Pedro Sánchez on Mon 23 Nov 11:00 was confirmed already.", ""},
-			{"declined", declined, "Confirmed by phone: the appointment of María García on Mon 23 Nov 12:00.", "declined"},
+			{"pending", pending, "Confirmed by phone: the appointment of Pedro Sánchez on Mon 23 Nov, 11:00.", "pending"},
+			{"again", pending, "The appointment of Pedro Sánchez on Mon 23 Nov, 11:00 was confirmed already.", ""},
+			{"declined", declined, "Confirmed by phone: the appointment of María García on Mon 23 Nov, 12:00.", "declined"},
 			{"cancelled", gone, "This appointment is cancelled: it cannot be confirmed.", ""},
 		} {
 			t.Run(tc.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/locale"
 )
 
 // markStatus handles "POST /app/appointments/{appointment_id}/status" with
@@ -48,7 +49,7 @@ func (d *Dashboard) statusChange(w http.ResponseWriter, r *http.Request, s *sess
 		return statusRefusal(s, err)
 	}
 	a := c.Appointment
-	when := formatTime(s.Lang, a.StartAt.In(s.Account.Location()), "Mon 2 Jan 15:04")
+	when := sayDate(s.Lang, a.StartAt.In(s.Account.Location()), locale.ShortTime)
 	var msg string
 	switch {
 	case undo:

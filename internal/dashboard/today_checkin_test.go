@@ -35,7 +35,7 @@ func lastStatusChange(t *testing.T, store *db.DB, id int64) map[string]any {
 // change is audited and sent as appointment.status_changed.
 func TestCheckIn(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
-		h := newHarness(t, store) // now: Mon 23 Nov 10:00 in Madrid
+		h := newHarness(t, store) // now: Mon 23 Nov, 10:00 in Madrid
 		a := h.acme()
 		sara := h.signedIn("sara@acme.test", "sara-password")
 		pro, svc, visit, maria := a.Professionals["lopez"], a.Services["cleaning"], a.EventTypes["visit"], a.Clients["maria"]
@@ -66,10 +66,10 @@ func TestCheckIn(t *testing.T) {
 			{"not started: no no-show", "no_show", later, "has not started yet", "booked", "", "arrived"},
 			{"unknown status", "missed", later, "Choose arrived, no-show or completed.", "booked", "", "arrived"},
 			{"nothing to undo", "undo", later, "This appointment is booked: there is no change to undo.", "booked", "", "arrived"},
-			{"arrived", "arrived", later, "María García has arrived for the appointment on Mon 23 Nov 11:00: in the waiting room.", "arrived", "booked", "completed,no_show,undo"},
+			{"arrived", "arrived", later, "María García has arrived for the appointment on Mon 23 Nov, 11:00: in the waiting room.", "arrived", "booked", "completed,no_show,undo"},
 			{"arrived twice", "arrived", later, "This appointment is arrived: it cannot be marked arrived.", "arrived", "", "completed,no_show,undo"},
 			{"completed", "completed", later, "marked completed", "completed", "arrived", "undo"},
-			{"undo completed", "undo", later, "Undone: the appointment of María García on Mon 23 Nov 11:00 is arrived again.", "arrived", "completed", "completed,no_show,undo"},
+			{"undo completed", "undo", later, "Undone: the appointment of María García on Mon 23 Nov, 11:00 is arrived again.", "arrived", "completed", "completed,no_show,undo"},
 			{"undo arrived", "undo", later, "is booked again", "booked", "arrived", "arrived"},
 			{"no-show", "no_show", started, "marked no-show", "no_show", "booked", "undo"},
 			{"completed after no-show", "completed", started, "This appointment is no-show: it cannot be marked completed.", "no_show", "", "undo"},

@@ -119,7 +119,7 @@ func TestTodayGrid(t *testing.T) {
 			}
 		}
 		// Days move; the week is one professional's, a column per day.
-		u.get("/app/today?date=2026-11-24").must(t, http.StatusOK).contains(t, "Tuesday 24 November 2026", bookLink(pro, svc, at("2026-11-24", "16:30")),
+		u.get("/app/today?date=2026-11-24").must(t, http.StatusOK).contains(t, "Tuesday, 24 November 2026", bookLink(pro, svc, at("2026-11-24", "16:30")),
 			"/app/today?date=2026-11-23&amp;service=", "/app/today?date=2026-11-25&amp;service=")
 		u.get("/app/today?date=2026-11-25&view=week").must(t, http.StatusOK).contains(t, "Mon 23 Nov", "Sun 29 Nov",
 			"appt-"+itoa(later), bookLink(pro, svc, at("2026-11-24", "09:00")), "date=2026-12-02&amp;professional=")
@@ -138,8 +138,8 @@ func TestTodayGrid(t *testing.T) {
 		}
 		// Eva reads it in Spanish.
 		eva := h.signedIn("eva@acme.test", "eva-password")
-		eva.get("/app/today").must(t, http.StatusOK).contains(t, "Hoy", "lunes 23 noviembre 2026", "✓ confirmada", "Reservar")
-		eva.get("/app/calendar?date=2026-11-23&view=day").must(t, http.StatusOK).contains(t, "Calendario", "lunes 23 noviembre 2026", "Estado", "? pendiente", "Reservado para")
+		eva.get("/app/today").must(t, http.StatusOK).contains(t, "Hoy", "lunes, 23 de noviembre de 2026", "✓ confirmada", "Reservar")
+		eva.get("/app/calendar?date=2026-11-23&view=day").must(t, http.StatusOK).contains(t, "Calendario", "lunes, 23 de noviembre de 2026", "Estado", "? pendiente", "Reservado para")
 	})
 }
 
@@ -202,7 +202,7 @@ func TestBookFromSlot(t *testing.T) {
 		if want := "/app/today?date=2026-11-23&service=" + itoa(svc) + "#appt-" + itoa(id); p.Location != want {
 			t.Fatalf("book -> %d %q, want %q; %.500s", p.Status, p.Location, want, p.Body)
 		}
-		u.follow(p).must(t, http.StatusOK).contains(t, "Booked Nuria Vega for Limpieza dental on Mon 23 Nov 16:30 with Dr. López. New client created.", "appt-"+itoa(id))
+		u.follow(p).must(t, http.StatusOK).contains(t, "Booked Nuria Vega for Limpieza dental on Mon 23 Nov, 16:30 with Dr. López. New client created.", "appt-"+itoa(id))
 		if n := h.count("appointments", "id = ? AND status = 'booked' AND confirmation_status = 'pending' AND notes = 'first visit' AND start_at = ?", id, db.Micros(slot)); n != 1 {
 			t.Fatal("appointment not as booked")
 		}
@@ -310,7 +310,7 @@ func TestMarkAppointmentStatus(t *testing.T) {
 		}{
 			{"not started", future, "no_show", "has not started yet", "booked"},
 			{"unknown status", past, "missed", "Choose arrived, no-show or completed.", "booked"},
-			{"no-show", past, "no_show", "Appointment of Lola on Mon 23 Nov 09:00 marked no-show.", "no_show"},
+			{"no-show", past, "no_show", "Appointment of Lola on Mon 23 Nov, 09:00 marked no-show.", "no_show"},
 			{"only once", past, "completed", "This appointment is no-show: it cannot be marked completed.", "no_show"},
 			{"completed", other, "completed", "marked completed", "completed"},
 		} {
@@ -361,8 +361,8 @@ func TestRescheduleFromSlot(t *testing.T) {
 		pro, svc, visit := a.Professionals["lopez"], a.Services["cleaning"], a.EventTypes["visit"]
 		id := h.addAppointment("acme", a.Clients["maria"], svc, pro, visit, at("2026-11-23", "11:00"), "confirmed")
 		path := "/app/appointments/" + itoa(id) + "/reschedule"
-		u.get(path).must(t, http.StatusOK).contains(t, "María García", "Free slots on Monday 23 November", "?date=2026-11-24&amp;return=today")
-		p := u.get(path+"?date=2026-11-24").must(t, http.StatusOK).contains(t, "Free slots on Tuesday 24 November",
+		u.get(path).must(t, http.StatusOK).contains(t, "María García", "Free slots on Monday, 23 November", "?date=2026-11-24&amp;return=today")
+		p := u.get(path+"?date=2026-11-24").must(t, http.StatusOK).contains(t, "Free slots on Tuesday, 24 November",
 			"start=2026-11-24T09%3A00", "with="+itoa(pro), "?date=2026-11-23")
 		for _, taken := range []string{"2026-11-23T11%3A00", "2026-11-23T09%3A00", "2026-11-24T17%3A00"} {
 			if strings.Contains(p.Body, "start="+taken) {
@@ -375,7 +375,7 @@ func TestRescheduleFromSlot(t *testing.T) {
 		if want := "/app/today?date=2026-11-24#appt-" + itoa(id); q.Location != want {
 			t.Fatalf("reschedule -> %q, want %q", q.Location, want)
 		}
-		u.follow(q).contains(t, "moved to Tue 24 Nov 16:30", "appt-"+itoa(id))
+		u.follow(q).contains(t, "moved to Tue 24 Nov, 16:30", "appt-"+itoa(id))
 		if n := h.count("appointments", "id = ? AND start_at = ? AND confirmation_status = 'pending'", id, db.Micros(at("2026-11-24", "16:30"))); n != 1 {
 			t.Fatal("not moved")
 		}

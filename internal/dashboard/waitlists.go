@@ -4,12 +4,12 @@ package dashboard
 // actions on an entry (remove, snooze, flag).
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/locale"
 	"github.com/frontdesk/frontdesk/internal/waitlist"
 )
 
@@ -96,7 +96,7 @@ func (d *Dashboard) removeEntry(w http.ResponseWriter, r *http.Request, s *sessi
 	if err != nil {
 		return err
 	}
-	d.redirect(w, r, Prefix+"waitlists", "ok", fmt.Sprintf("%s %s removed from the waiting list for %s.", e.Client.FirstName, e.Client.LastName, e.Service.Name))
+	d.redirect(w, r, Prefix+"waitlists", "ok", s.Translate("%s %s removed from the waiting list for %s.", e.Client.FirstName, e.Client.LastName, e.Service.Name))
 	return nil
 }
 
@@ -114,7 +114,7 @@ func (d *Dashboard) snoozeEntry(w http.ResponseWriter, r *http.Request, s *sessi
 	if err := waitlist.SnoozeEntry(r.Context(), d.db, s.Account, id, day, d.clock.Now()); err != nil {
 		return err
 	}
-	d.redirect(w, r, Prefix+"waitlists", "ok", "Entry snoozed until "+day.Format("2 Jan 2006")+".")
+	d.redirect(w, r, Prefix+"waitlists", "ok", s.Translate("Entry snoozed until %s.", sayDate(s.Lang, day, locale.Long)))
 	return nil
 }
 
@@ -128,9 +128,9 @@ func (d *Dashboard) flagEntry(w http.ResponseWriter, r *http.Request, s *session
 	if err := waitlist.SetEntryFlag(r.Context(), d.db, s.Account, id, flagged, d.clock.Now()); err != nil {
 		return err
 	}
-	msg := "Flag cleared."
+	msg := s.Translate("Flag cleared.")
 	if flagged {
-		msg = "Entry flagged for review."
+		msg = s.Translate("Entry flagged for review.")
 	}
 	d.redirect(w, r, Prefix+"waitlists", "ok", msg)
 	return nil

@@ -4,13 +4,29 @@
 // move form).
 (function () {
   "use strict";
+  // Today's now line (docs/today.md): the server places it; this moves it
+  // down the grid's 5-minute rows each minute and hides it past the last.
+  var now = document.getElementById("tg-now");
+  if (now) {
+    var minute = +now.getAttribute("data-minute"), rows = +now.getAttribute("data-rows");
+    setInterval(function () {
+      minute++;
+      if (minute >= rows * 5) { now.hidden = true; return; }
+      now.style.gridRowStart = String(2 + Math.floor(minute / 5));
+      now.style.setProperty("--tg-frac", String((minute % 5) / 5));
+    }, 60000);
+  }
   document.addEventListener("click", function (ev) {
     var btn = ev.target.closest("[data-copy]");
     if (!btn) return;
     var src = document.querySelector(btn.getAttribute("data-copy"));
     if (!src) return;
     var text = src.value !== undefined ? src.value : src.textContent;
-    var done = function () { btn.textContent = "Copied"; setTimeout(function () { btn.textContent = "Copy"; }, 2000); };
+    // The texts are the page's, in its language: the button's own label,
+    // and data-copied for the moment after copying.
+    if (!btn.hasAttribute("data-label")) btn.setAttribute("data-label", btn.textContent);
+    var label = btn.getAttribute("data-label"), copied = btn.getAttribute("data-copied") || label;
+    var done = function () { btn.textContent = copied; setTimeout(function () { btn.textContent = label; }, 2000); };
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(text).then(done, function () { src.select && src.select(); });
     } else if (src.select) {
@@ -57,16 +73,4 @@
     form.submit();
   });
   document.addEventListener("dragend", function () { dragged = null; });
-  // Today's now line (docs/today.md): the server places it; this moves it
-  // down the grid's 5-minute rows each minute and hides it past the last.
-  var now = document.getElementById("tg-now");
-  if (now) {
-    var minute = +now.getAttribute("data-minute"), rows = +now.getAttribute("data-rows");
-    setInterval(function () {
-      minute++;
-      if (minute >= rows * 5) { now.hidden = true; return; }
-      now.style.gridRowStart = String(2 + Math.floor(minute / 5));
-      now.style.setProperty("--tg-frac", String((minute % 5) / 5));
-    }, 60000);
-  }
 })();

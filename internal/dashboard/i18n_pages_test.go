@@ -1,0 +1,166 @@
+package dashboard_test
+
+import (
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/frontdesk/frontdesk/internal/dashboard"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/db/dbtest"
+)
+
+// getRoute is a GET pattern of routes.go ("pipelines/{pipeline_id}").
+var getRoute = regexp.MustCompile(`"GET "\s*\+\s*(Prefix|p)\s*\+\s*"([^"]*)"`)
+
+// getRoutes reads every page the dashboard serves from routes.go, so a new
+// page fails TestEveryPageInSpanish until the test opens it.
+func getRoutes(t *testing.T) []string {
+	t.Helper()
+	src, err := os.ReadFile("routes.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range getRoute.FindAllStringSubmatch(string(src), -1) {
+		path := m[2]
+		if m[1] == "p" {
+			path = "settings/" + path
+		}
+		if path != "static/" && !slices.Contains(out, path) {
+			out = append(out, path)
+		}
+	}
+	return out
+}
+
+// TestEveryPageInSpanish signs in as an owner and as staff, both in
+// Spanish, opens every page of the dashboard with the fixture's data
+// (a client, a card, a conversation, a real appointment to move) and fails
+// on any text the Spanish catalogue does not have: a catalogue miss is
+// English on a Spanish page (a label, a flash, a stored value shown raw).
+// Staff get the owners' pages refused, and the refusal is in Spanish too.
+func TestEveryPageInSpanish(t *testing.T) {
+	routes := getRoutes(t)
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		h := newHarness(t, store)
+		a := h.acme()
+		sales := a.Pipelines["sales"]
+		status, body := h.api("POST", "/api/v2/public/calendar/events", acmeKey, map[string]any{
+			"client": map[string]any{"first_name": "Lola", "phone": "+34600555666"}, "service_id": a.Services["cleaning"],
+			"professional_id": a.Professionals["lopez"], "event_type_id": a.EventTypes["visit"],
+			"start_at": "2026-11-23T12:00:00", "end_at": "2026-11-23T12:30:00", "timezone": "Europe/Madrid"})
+		if status != 200 {
+			t.Fatalf("book: %d %v", status, body)
+		}
+		appt := itoa(int64(body["data"].(map[string]any)["id"].(float64)))
+		var webhook int64
+		if err := store.QueryRow(t.Context(), `SELECT id FROM webhooks ORDER BY id LIMIT 1`).Scan(&webhook); err != nil {
+			t.Fatal(err)
+		}
+		eva := h.signedIn("eva@acme.test", "eva-password")
+		m := inviteLink.FindStringSubmatch(eva.post("/app/settings/team/invitations",
+			url.Values{"email": {"nina@acme.test"}, "name": {"Nina"}, "role": {"staff"}}).must(t, http.StatusOK).Body)
+		if m == nil {
+			t.Fatal("no invitation link")
+		}
+		// Each route's page with the fixture's ids; "" is the route itself.
+		paths := map[string]string{
+			"":                        "",
+			"{$}":                     "",
+			"login":                   "login",
+			"keys":                    "keys",
+			"pipelines":               "pipelines",
+			"pipelines/{pipeline_id}": "pipelines/" + itoa(sales),
+			"pipelines/{pipeline_id}/cards/{card_id}": "pipelines/" + itoa(sales) + "/cards/" + itoa(cardOf(t, store, a.Clients["maria"], sales)),
+			"waitlists": "waitlists",
+			"calendar":  "calendar?date=2026-11-23",
+			"activity":  "activity",
+			"today":     "today",
+			"book":      "book?service_id=" + itoa(a.Services["cleaning"]) + "&professional_id=" + itoa(a.Professionals["lopez"]) + "&start=2026-11-24T09:00:00Z&q=Mar",
+			"appointments/{appointment_id}/reschedule": "appointments/" + appt + "/reschedule?date=2026-11-24",
+			"clients":                                  "clients",
+			"clients/new":                              "clients/new",
+			"clients/{client_id}":                      "clients/" + itoa(a.Clients["maria"]),
+			"conversations":                            "conversations",
+			"conversations/{session_id}":               "conversations/" + itoa(a.Conversations["c1"]),
+			"settings/services":                        "settings/services",
+			"settings/services/{service_id}":           "settings/services/" + itoa(a.Services["cleaning"]),
+			"settings/booking-rules":                   "settings/booking-rules",
+			"settings/professionals":                   "settings/professionals",
+			"settings/professionals/{professional_id}": "settings/professionals/" + itoa(a.Professionals["lopez"]),
+			"settings/event-types":                     "settings/event-types",
+			"settings/waitlists":                       "settings/waitlists",
+			"settings":                                 "settings",
+			"settings/{$}":                             "settings/",
+			"settings/notifications":                   "settings/notifications",
+			"settings/webhooks":                        "settings/webhooks",
+			"settings/webhooks/{webhook_id}":           "settings/webhooks/" + itoa(webhook),
+			"settings/team":                            "settings/team",
+			"settings/audit":                           "settings/audit",
+			"settings/channels":                        "settings/channels",
+			"settings/calendar-feeds":                  "settings/calendar-feeds",
+			"settings/booking-page":                    "settings/booking-page",
+			"settings/me":                              "settings/me",
+			"invite/{token}":                           strings.TrimPrefix(m[1], "/app/"),
+		}
+		for _, r := range routes {
+			if _, ok := paths[r]; !ok {
+				t.Errorf("routes.go serves GET %s: open it in TestEveryPageInSpanish", r)
+			}
+		}
+
+		sara := h.signedIn("sara@acme.test", "sara-password")
+		sara.post("/app/settings/me", url.Values{"language": {"es"}}).must(t, http.StatusSeeOther)
+		misses, stop := dashboard.RecordMisses()
+		defer stop()
+		check := func(who, path string) {
+			t.Helper()
+			if m := misses(); len(m) > 0 {
+				var keys []string
+				for k := range m {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				t.Errorf("%s %s: no Spanish for %q", who, path, keys)
+			}
+		}
+		// Signed out: the sign-in page and the invitation, in the browser's Spanish.
+		for _, path := range []string{"login", paths["invite/{token}"]} {
+			u := h.newUser()
+			req, _ := http.NewRequest("GET", h.srv.URL+"/app/"+path, nil)
+			req.Header.Set("Accept-Language", "es-ES,es;q=0.9")
+			u.do(req).must(t, http.StatusOK).contains(t, `<html lang="es">`)
+			check("signed out", path)
+		}
+		for _, who := range []struct {
+			name  string
+			u     *user
+			owner bool
+		}{{"owner", eva, true}, {"staff", sara, false}} {
+			for _, r := range routes {
+				path, ok := paths[r]
+				if !ok || r == "login" || r == "invite/{token}" {
+					continue
+				}
+				p := who.u.get("/app/" + path)
+				switch {
+				case p.Status == http.StatusSeeOther:
+				case p.Status == http.StatusForbidden && !who.owner:
+				case p.Status != http.StatusOK:
+					t.Errorf("%s %s: status %d: %.300s", who.name, path, p.Status, p.Body)
+					continue
+				}
+				if p.Status != http.StatusSeeOther && !strings.Contains(p.Body, `<html lang="es">`) {
+					t.Errorf("%s %s is not in Spanish", who.name, path)
+				}
+				check(who.name, path)
+			}
+		}
+	})
+}
