@@ -241,7 +241,7 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 		DayURL: viewLink(day, "day", svcID), WeekURL: viewLink(day, "week", svcID),
 		Booked: counts[calendar.StatusBooked], Arrived: counts[calendar.StatusArrived], Cancelled: counts[calendar.StatusCancelled],
 		Done: counts[calendar.StatusCompleted] + counts[calendar.StatusNoShow],
-		Held: len(holds), Free: free, Unread: unread, Zone: loc.String(), Back: r.URL.RequestURI(),
+		Held: len(holds), Free: free, Unread: unread, Zone: loc.String(), Back: withoutFreed(r.URL),
 		Calls: calls, Freed: freedOffer(appts, q.Get("freed"), nowUTC), CancelBack: cancelBack(r.URL),
 	})
 	return nil

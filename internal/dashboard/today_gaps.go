@@ -9,6 +9,7 @@ package dashboard
 import (
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/calendar"
@@ -90,14 +91,23 @@ func freedOffer(appts []calendar.AppointmentView, freed string, now time.Time) s
 	return ""
 }
 
+// withoutFreed is this page's address without the freed parameter, for
+// the actions to return to (the offer is said once, after the cancel).
+func withoutFreed(u *url.URL) string {
+	q := u.Query()
+	q.Del("freed")
+	if len(q) == 0 {
+		return u.Path
+	}
+	return u.Path + "?" + q.Encode()
+}
+
 // cancelBack is this page's address for a cancel form to return to, ending
 // in "freed=" for the template to add the appointment's id.
 func cancelBack(u *url.URL) string {
-	q := u.Query()
-	q.Del("freed")
-	s := u.Path + "?"
-	if len(q) > 0 {
-		s += q.Encode() + "&"
+	s := withoutFreed(u)
+	if strings.Contains(s, "?") {
+		return s + "&freed="
 	}
-	return s + "freed="
+	return s + "?freed="
 }
