@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/frontdesk/frontdesk/internal/dashboard"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 )
@@ -90,8 +91,13 @@ func TestTodayCalls(t *testing.T) {
 		u.get("/app/today").must(t, http.StatusOK).contains(t, "✓ 3 confirmed", "? 1 pending", "✗ 0 declined")
 		// In Spanish, and never across accounts.
 		eva := h.signedIn("eva@acme.test", "eva-password")
+		misses, stop := dashboard.RecordMisses()
 		eva.get("/app/today").must(t, http.StatusOK).contains(t, "Confirmaciones", "3 confirmadas", "Por llamar", "Confirmada por teléfono")
 		eva.follow(eva.post("/app/appointments/"+itoa(gone)+"/confirm", nil)).contains(t, "Esta cita está «cancelada»: no se puede confirmar.")
+		stop()
+		if m := misses(); len(m) > 0 {
+			t.Errorf("no Spanish for %v", m)
+		}
 		bob := h.signedIn("bob@other.test", "bob-password")
 		bob.post("/app/appointments/"+itoa(late)+"/confirm", nil).must(t, http.StatusNotFound)
 		bob.post("/app/appointments/x/confirm", nil).must(t, http.StatusNotFound)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frontdesk/frontdesk/internal/dashboard"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 )
@@ -127,8 +128,14 @@ func TestTodayGaps(t *testing.T) {
 		if strings.Contains(u.get("/app/today?freed="+itoa(long)).Body, "Offer this time to the waiting list") {
 			t.Error("a booked appointment offered as freed")
 		}
-		h.signedIn("eva@acme.test", "eva-password").get("/app/today?freed="+itoa(short)).must(t, http.StatusOK).
-			contains(t, "Ofrecer esta hora a la lista de espera", "Libre 10:00–11:00", "Ahora: 10:00")
+		eva := h.signedIn("eva@acme.test", "eva-password")
+		misses, stop := dashboard.RecordMisses()
+		eva.get("/app/today?freed="+itoa(short)).must(t, http.StatusOK).
+			contains(t, "Ofrecer esta hora a la lista de espera", "Libre 10:00–11:00", "Ahora: 10:00", "Liberar", "Aceptar", "Reservar 10:00")
+		stop()
+		if m := misses(); len(m) > 0 {
+			t.Errorf("no Spanish for %v", m)
+		}
 		if strings.Contains(h.signedIn("bob@other.test", "bob-password").get("/app/today?freed="+itoa(short)).Body, "waitlists/offer?professional_id="+itoa(lopez)) {
 			t.Error("another account sees the freed time")
 		}
