@@ -20,6 +20,14 @@ const (
 	ConfirmationDeclined  = "declined"
 )
 
+// Who set a confirmation_status, as appointment.confirmation_changed's
+// data.by says: the client (a reply, the manage link) or staff (confirmed by
+// phone on the dashboard, docs/today.md).
+const (
+	ConfirmedByClient = "client"
+	ConfirmedByStaff  = "staff"
+)
+
 // ConfirmationWindow is how long after a confirmation request was sent a
 // yes/no reply still answers it.
 const ConfirmationWindow = 72 * time.Hour
@@ -75,6 +83,13 @@ func AnswerConfirmation(ctx context.Context, tx *db.Tx, acct account.Account, re
 // confirming after declining puts back those still to come. Setting the
 // status it has already changes nothing and emits nothing.
 func SetConfirmation(ctx context.Context, tx *db.Tx, acct account.Account, appointmentID int64, status string, now time.Time) (ConfirmationChange, error) {
+	return SetConfirmationBy(ctx, tx, acct, appointmentID, status, ConfirmedByClient, now)
+}
+
+// SetConfirmationBy is SetConfirmation said by someone: by (ConfirmedByClient
+// or ConfirmedByStaff) is the event's data.by. Every door that sets a
+// confirmation_status comes here.
+func SetConfirmationBy(ctx context.Context, tx *db.Tx, acct account.Account, appointmentID int64, status, by string, now time.Time) (ConfirmationChange, error) {
 	c := ConfirmationChange{AppointmentID: appointmentID, Status: status}
 	if status != ConfirmationConfirmed && status != ConfirmationDeclined {
 		return c, errs.New(errs.ValidationError, "confirmation_status must be confirmed or declined, not %q.", status)
@@ -93,7 +108,7 @@ func SetConfirmation(ctx context.Context, tx *db.Tx, acct account.Account, appoi
 		return c, err
 	}
 	if apptStatus != "booked" {
-		return c, errs.New(errs.ValidationError, "This appointment is %s.", apptStatus)
+		return c, errs.WithDetails(errs.ValidationError, map[string]any{"current_status": apptStatus}, "This appointment is %s.", apptStatus)
 	}
 	if c.Previous == status {
 		return c, nil
@@ -121,5 +136,5 @@ func SetConfirmation(ctx context.Context, tx *db.Tx, acct account.Account, appoi
 	return c, jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventConfirmationChanged, SourceID: appointmentID, Data: map[string]any{
 		"appointment_id": appointmentID, "client_id": client, "service_id": service, "calendar_profile_id": pro, "event_type_id": et,
 		"start_at": clock.Format(db.Time(from)), "end_at": clock.Format(db.Time(to)), "source": source,
-		"confirmation_status": status, "previous_confirmation_status": c.Previous}})
+		"confirmation_status": status, "previous_confirmation_status": c.Previous, "by": by}})
 }

@@ -34,7 +34,7 @@ func TestBrowserToday(t *testing.T) {
 		b.shot("t01-today")
 
 		// A free slot opens the booking form; a new client is created.
-		slot := `a.tg-free[href*="start=2026-11-23T10%3A30%3A00Z"]`
+		slot := `.tg-free a[href*="start=2026-11-23T10%3A30%3A00Z"]`
 		b.run("open the 11:30 slot", chromedp.Click(chromedp.CSS(slot)), chromedp.WaitVisible(chromedp.CSS("#phone")))
 		b.shot("t02-book-form")
 		b.run("book for a new client",

@@ -60,6 +60,7 @@ func (d *Dashboard) routes() {
 	d.action("POST "+Prefix+"book", d.book)
 	d.action("POST "+Prefix+"appointments/{appointment_id}/status", d.markStatus)
 	d.action("POST "+Prefix+"appointments/{appointment_id}/undo", d.undoStatus)
+	d.action("POST "+Prefix+"appointments/{appointment_id}/confirm", d.confirmByPhone)
 	d.page("GET "+Prefix+"appointments/{appointment_id}/reschedule", d.reschedulePage)
 
 	// Clients (clients.go, client_page.go).

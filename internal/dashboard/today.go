@@ -11,7 +11,6 @@ package dashboard
 import (
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"time"
 
@@ -22,12 +21,13 @@ import (
 	"github.com/frontdesk/frontdesk/internal/waitlist"
 )
 
-// The grid has a row every gridStep minutes; hour labels every 30 minutes.
-const gridStep = 15
+// The grid has a row every gridStep minutes, all of one height, so heights
+// are proportional to time; hour labels every 30 minutes.
+const gridStep = 5
 
 // todayView is the Today page: the grid of a day or of a professional's
 // week, its choices (service, professional, view) and links, and the
-// day's counts.
+// day's counts, its confirmation tally and the patients to call.
 type todayView struct {
 	Grid                             *grid
 	View                             string
@@ -44,7 +44,10 @@ type todayView struct {
 	Booked, Arrived, Cancelled, Done int
 	Held, Free, Unread               int
 	Zone                             string
-	Back                             string          // this page, for the actions to return to
+	Back                             string // this page, for the actions to return to
+	Calls                            callTally
+	Freed                            string          // after a cancel from Today: the waiting-list offer of its time
+	CancelBack                       string          // Back with freed=, filled in per appointment by the template
 	For                              *contact.Client // client_id: the client the "Book" links book for (book_for_client.go)
 }
 
@@ -173,6 +176,7 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 		return err
 	}
 	counts := map[string]int{}
+	calls := tallyCalls(appts)
 	for i := range appts {
 		a := &appts[i]
 		counts[a.Status]++
@@ -199,35 +203,17 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 			c.Items = append(c.Items, &gridItem{Start: h.Start, End: h.End, Hold: h})
 		}
 	}
-	free := 0
-	if svc != nil && (proID == 0 || slices.ContainsFunc(svc.Professionals, func(p calendar.Ref) bool { return p.ID == proID })) {
-		sq := calendar.SlotsQuery{ServiceID: svc.ID, StartDate: from.Format("2006-01-02"), Days: days, Limit: calendar.SlotLimitMax}
-		if proID != 0 {
-			sq.ProfessionalIDs = []int64{proID}
-		}
-		slots, err := calendar.ListFreeSlots(ctx, d.db, s.Account, sq, nowUTC)
-		if err != nil {
-			return err
-		}
-		for _, sl := range slots.Slots {
-			start, end := sl.StartAtUTC, sl.EndAtUTC
-			if c := column(start, sl.Professional.ID, sl.Professional.Name); c != nil {
-				v := url.Values{"professional_id": {strconv.FormatInt(sl.Professional.ID, 10)}, "service_id": {strconv.FormatInt(svc.ID, 10)},
-					"start": {start.UTC().Format(time.RFC3339)}}
-				if forClient != nil {
-					v.Set("client_id", strconv.FormatInt(forClient.ID, 10))
-				}
-				c.Items = append(c.Items, &gridItem{Start: start, End: end, BookURL: Prefix + "book?" + v.Encode(),
-					ProName: sl.Professional.Name, ServiceName: svc.Name})
-				free++
-			}
-		}
+	gaps, err := calendar.FreeGaps(ctx, d.db, s.Account, from, to, proID, nowUTC)
+	if err != nil {
+		return err
 	}
+	free := addGaps(gaps, svc, forClient, column)
 	for c, p := range work {
 		nextDay := c.Day.AddDate(0, 0, 1)
 		c.work, c.off = within(p.Work, c.Day, nextDay), within(p.Off, c.Day, nextDay)
 	}
 	g.layout(loc)
+	g.placeNow(nowUTC, today, loc)
 	unread, err := chat.UnreadCount(ctx, d.db, s.Account)
 	if err != nil {
 		return err
@@ -269,7 +255,8 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 		DayURL: dayURL, WeekURL: weekURL,
 		Booked: counts[calendar.StatusBooked], Arrived: counts[calendar.StatusArrived], Cancelled: counts[calendar.StatusCancelled],
 		Done: counts[calendar.StatusCompleted] + counts[calendar.StatusNoShow],
-		Held: len(holds), Free: free, Unread: unread, Zone: loc.String(), Back: r.URL.RequestURI(), For: forClient,
+		Held: len(holds), Free: free, Unread: unread, Zone: loc.String(), Back: withoutFreed(r.URL), For: forClient,
+		Calls: calls, Freed: freedOffer(appts, q.Get("freed"), nowUTC), CancelBack: cancelBack(r.URL),
 	})
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 // row per gridStep minutes from First.
 type grid struct {
 	First, Last int // minutes from midnight of the first and last row edge
+	Now         *gridNow
 	Columns     []*gridColumn
 	Times       []gridTime
 	Rows        int // time rows
@@ -45,8 +46,8 @@ type gridColumn struct {
 
 type gridSpan struct{ Row, RowEnd int }
 
-// gridItem is an appointment, a held slot or a free slot: exactly one of
-// Appt, Hold and BookURL is set.
+// gridItem is an appointment, a held slot or a free gap: exactly one of
+// Appt, Hold and Gap is set.
 type gridItem struct {
 	Start, End  time.Time
 	Row, RowEnd int
@@ -56,9 +57,7 @@ type gridItem struct {
 	Marks       []string // the statuses it may be marked now (calendar.CanMarkStatus)
 	CanUndo     bool     // its last status change is today's: it may be undone
 	Hold        *waitlist.OfferedSlot
-	BookURL     string
-	ProName     string
-	ServiceName string
+	Gap         *gapView
 }
 
 // minuteOf is t's wall-clock minute counted from day (midnight), so an
@@ -142,6 +141,39 @@ func (g *grid) layout(loc *time.Location) {
 	for m := lo; m < hi; m += 30 {
 		g.Times = append(g.Times, gridTime{Row: row(m), Text: fmt.Sprintf("%02d:%02d", m/60%24, m%60)})
 	}
+}
+
+// gridNow is the line at the current time: on its row, Frac of the way
+// down it, across Col..ColEnd (grid column lines).
+type gridNow struct {
+	Row, Col, ColEnd int
+	Frac             string // 0 to 0.8, for the CSS
+	Minute           int    // minutes from First, for static/app.js to move it
+	Text             string // the time, HH:MM
+}
+
+// placeNow puts the now line on today's column(s) when the time shown
+// includes now: every column in the day view, today's in a week.
+func (g *grid) placeNow(now, today time.Time, loc *time.Location) {
+	m := minuteOf(today, now, loc)
+	if m < g.First || m >= g.Last {
+		return
+	}
+	col, end := 0, 0
+	for _, c := range g.Columns {
+		if c.Day.Equal(today) {
+			if col == 0 {
+				col = c.Col
+			}
+			end = c.Col + c.Lanes
+		}
+	}
+	if col == 0 {
+		return
+	}
+	off := m - g.First
+	g.Now = &gridNow{Row: 2 + off/gridStep, Col: col, ColEnd: end, Frac: fmt.Sprintf("%.1f", float64(off%gridStep)/gridStep),
+		Minute: off, Text: fmt.Sprintf("%02d:%02d", m/60%24, m%60)}
 }
 
 // spans turns time ranges of a column's day into grid rows.

@@ -26,7 +26,7 @@ func at(day, hm string) time.Time {
 
 // item is the grid item of the page with that id attribute ("" when absent).
 func (p page) item(id string) string {
-	return regexp.MustCompile(`(?s)<div id="` + regexp.QuoteMeta(id) + `"[^>]*>.*?(?:<div id="(?:appt|hold)-|<a class="tg-item|\z)`).FindString(p.Body)
+	return regexp.MustCompile(`(?s)<div id="` + regexp.QuoteMeta(id) + `"[^>]*>.*?(?:<div id="(?:appt|hold)-|<div class="tg-item|<a class="tg-item|\z)`).FindString(p.Body)
 }
 
 // bookLink is the grid's "Book" link for a free slot starting at start.

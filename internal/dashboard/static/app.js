@@ -4,6 +4,18 @@
 // form), and the header search's type-ahead.
 (function () {
   "use strict";
+  // Today's now line (docs/today.md): the server places it; this moves it
+  // down the grid's 5-minute rows each minute and hides it past the last.
+  var now = document.getElementById("tg-now");
+  if (now) {
+    var minute = +now.getAttribute("data-minute"), rows = +now.getAttribute("data-rows");
+    setInterval(function () {
+      minute++;
+      if (minute >= rows * 5) { now.hidden = true; return; }
+      now.style.gridRowStart = String(2 + Math.floor(minute / 5));
+      now.style.setProperty("--tg-frac", String((minute % 5) / 5));
+    }, 60000);
+  }
   document.addEventListener("click", function (ev) {
     var btn = ev.target.closest("[data-copy]");
     if (!btn) return;
