@@ -51,7 +51,7 @@ func TestBrowserPhoneCall(t *testing.T) {
 			b.t.Fatalf("Enter went to %q", got)
 		}
 		row := "#appt-" + itoa(next)
-		if got := b.text(row); !strings.Contains(got, "Tue 24 Nov 2026 10:00") {
+		if got := b.text(row); !strings.Contains(got, "Tue 24 Nov 2026, 10:00") {
 			b.t.Fatalf("the next appointment: %q", got)
 		}
 		b.shot("pc02-patient")
@@ -63,13 +63,13 @@ func TestBrowserPhoneCall(t *testing.T) {
 		b.submit("pick 12:00", ".confirm-move", chromedp.Click(chromedp.CSS(slot)))
 		b.shot("pc04-confirm")
 		b.submit("confirm the move", ".flash.ok", chromedp.Click(chromedp.CSS(".confirm-move button")))
-		if got := b.text(".flash.ok"); !strings.Contains(got, "moved to Tue 24 Nov 12:00") {
+		if got := b.text(".flash.ok"); !strings.Contains(got, "moved to Tue 24 Nov, 12:00") {
 			b.t.Fatalf("after the move: %q", got)
 		}
 		if got := eval[string](b, `location.pathname`); got != "/app/clients/"+itoa(maria) {
 			b.t.Fatalf("the move went back to %q", got)
 		}
-		if got := b.text(row); !strings.Contains(got, "Tue 24 Nov 2026 12:00") {
+		if got := b.text(row); !strings.Contains(got, "Tue 24 Nov 2026, 12:00") {
 			b.t.Fatalf("the moved appointment: %q", got)
 		}
 		b.shot("pc05-moved")

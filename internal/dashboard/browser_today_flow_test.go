@@ -78,5 +78,30 @@ func TestBrowserCheckInFlow(t *testing.T) {
 			b.t.Error("the grid does not show the confirmation")
 		}
 		b.shot("c04-confirmed-by-phone")
+
+		// Drag Pedro's hour onto the working time an hour after it starts:
+		// the drop opens the reschedule page's confirm step for that start
+		// (the synthetic drag events are the ones a mouse drag fires).
+		want := eval[string](b, `(function () {
+			var appt = document.getElementById("appt-`+itoa(hour)+`"), work = document.querySelector(".tg-work");
+			work.scrollIntoView({block: "start", inline: "center"});
+			var box = work.getBoundingClientRect(), rows = +work.dataset.rowEnd - +work.dataset.row, rowPx = box.height / rows;
+			var x = box.left + box.width / 2, y = box.top + rowPx * 12 + rowPx / 2, dt = new DataTransfer();
+			var a = appt.getBoundingClientRect();
+			appt.dispatchEvent(new DragEvent("dragstart", {bubbles: true, dataTransfer: dt, clientX: a.left + 2, clientY: a.top}));
+			var grid = document.querySelector(".tg"), first = +grid.dataset.first;
+			var minute = first + (+work.dataset.row - 2 + 12) * 5;
+			var hh = String(Math.floor(minute / 60)).padStart(2, "0"), mm = String(minute % 60).padStart(2, "0");
+			setTimeout(function () {
+				grid.dispatchEvent(new DragEvent("dragover", {bubbles: true, cancelable: true, dataTransfer: dt, clientX: x, clientY: y}));
+				grid.dispatchEvent(new DragEvent("drop", {bubbles: true, cancelable: true, dataTransfer: dt, clientX: x, clientY: y}));
+			}, 50);
+			return work.dataset.day + "T" + hh + ":" + mm;
+		})()`)
+		b.run("the drop opens the confirm step", chromedp.WaitVisible(chromedp.CSS(".confirm-move")))
+		if got := eval[string](b, `decodeURIComponent(location.search)`); !strings.Contains(got, "start="+want) || !strings.Contains(got, "/reschedule") && !strings.Contains(eval[string](b, `location.pathname`), "/reschedule") {
+			b.t.Errorf("the drop went to %q, want start=%s on the reschedule page", got, want)
+		}
+		b.shot("c05-dragged-to-confirm")
 	})
 }

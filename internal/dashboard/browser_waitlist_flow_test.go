@@ -38,7 +38,7 @@ func TestBrowserFreedSlotOffer(t *testing.T) {
 		b.shot("w01-offer-page")
 
 		b.submit("offer to Segunda", ".flash.ok", chromedp.Click(chromedp.CSS("#match-"+itoa(second)+" button")))
-		if got := b.text(".flash.ok"); !strings.Contains(got, "Offered Mon 23 Nov 11:00 to Segunda") {
+		if got := b.text(".flash.ok"); !strings.Contains(got, "Offered Mon 23 Nov, 11:00 to Segunda") {
 			b.t.Fatalf("after offering: %q", got)
 		}
 		b.shot("w02-held")

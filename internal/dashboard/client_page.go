@@ -99,7 +99,7 @@ func (d *Dashboard) clientPage(w http.ResponseWriter, r *http.Request, s *sessio
 	if c.LeadValue != nil {
 		lead = strconv.FormatFloat(*c.LeadValue, 'f', -1, 64)
 	}
-	d.render(w, r, s, http.StatusOK, "client", c.Name(), "clients", clientView{
+	d.renderTitled(w, r, s, http.StatusOK, "client", c.Name(), "clients", clientView{
 		Client: c, Tags: tags, DataJSON: string(data), Lead: lead, Phone: c.PhoneE164(),
 		Upcoming: upcoming, Past: past, Attendance: attendance, Entries: entries, Cards: cards, Conversations: convs, Consent: consent,
 		Lists: lists, Services: services, TimePreferences: waitlist.TimePreferences, NotesMax: waitlist.MaxNotesLen,

@@ -123,7 +123,7 @@ func (d *Dashboard) patientThreadPage(w http.ResponseWriter, r *http.Request, s 
 	default:
 		return err
 	}
-	d.render(w, r, s, http.StatusOK, "conversation_patient", s.Translate("Conversation with %s", c.Name()), "conversations", v)
+	d.renderTitled(w, r, s, http.StatusOK, "conversation_patient", s.Translate("Conversation with %s", c.Name()), "conversations", v)
 	return nil
 }
 

@@ -72,7 +72,7 @@ func TestOfferFreedTimeByHand(t *testing.T) {
 		if p.Location != "/app/waitlists#entry-"+itoa(second) {
 			t.Fatalf("offer went to %q", p.Location)
 		}
-		u.follow(p).contains(t, "Offered Mon 23 Nov 11:00 to Segunda", "held until Mon 23 Nov 12:00", "Accept for the patient", "Release the seat")
+		u.follow(p).contains(t, "Offered Mon 23 Nov, 11:00 to Segunda", "held until Mon 23 Nov, 12:00", "Accept for the patient", "Release the seat")
 		if s := h.entryStatus(second); s != "queued" {
 			t.Fatalf("second is %s", s)
 		}
@@ -109,7 +109,7 @@ func TestOfferFreedTimeByHand(t *testing.T) {
 
 		// The next in line for 11:00, then accepted on the patient's behalf.
 		u.get(offerPage).must(t, http.StatusOK)
-		u.follow(u.post("/app/waitlists/offer", h.offerForm(eleven, 0))).contains(t, "Offered Mon 23 Nov 11:00 to Segunda")
+		u.follow(u.post("/app/waitlists/offer", h.offerForm(eleven, 0))).contains(t, "Offered Mon 23 Nov, 11:00 to Segunda")
 		u.get("/app/waitlists")
 		u.follow(u.post("/app/offers/"+itoa(second)+"/accept", nil)).contains(t, "Booked Segunda")
 		if n := h.count("appointments", "professional_id = ? AND start_at = ? AND source = 'waitlist' AND status = 'booked'", h.acme().Professionals["lopez"], db.Micros(eleven)); n != 1 {
@@ -141,7 +141,7 @@ func TestOfferByHandInQuietHours(t *testing.T) {
 		entry := h.addWaiting("+34611000001", "Primera", 1)
 		three := time.Date(2026, 11, 23, 14, 0, 0, 0, time.UTC) // Monday 15:00 Madrid; now is 10:00, inside the window
 		u.follow(u.post("/app/waitlists/offer", h.offerForm(three, entry))).
-			contains(t, "held until Mon 23 Nov 14:00", "Quiet hours: the message goes out at Mon 23 Nov 12:00")
+			contains(t, "held until Mon 23 Nov, 14:00", "Quiet hours: the message goes out at Mon 23 Nov, 12:00")
 		// A time that begins before the window ends could not be offered in time.
 		u.followAll(u.post("/app/waitlists/offer", h.offerForm(time.Date(2026, 11, 23, 10, 30, 0, 0, time.UTC), entry))).
 			contains(t, "begins before quiet hours end")

@@ -190,7 +190,7 @@ func TestPatientPageActions(t *testing.T) {
 		page := "/app/clients/" + itoa(maria)
 		u.get(page).must(t, http.StatusOK).contains(t,
 			`href="/app/appointments/`+itoa(next)+`/reschedule?return=client&amp;date=2026-11-24"`,
-			`action="/app/appointments/`+itoa(next)+`/cancel" data-confirm="Cancel the appointment on Tue 24 Nov 2026 10:00?"`,
+			`action="/app/appointments/`+itoa(next)+`/cancel" data-confirm="Cancel the appointment on Tue 24 Nov 2026, 10:00?"`,
 			`action="/app/appointments/`+itoa(later)+`/cancel"`,
 			`name="back" value="/app/clients/`+itoa(maria)+`#appointments"`,
 			`href="/app/today?client_id=`+itoa(maria)+`"`,
@@ -212,7 +212,7 @@ func TestPatientPageActions(t *testing.T) {
 		if m.Status != http.StatusSeeOther || m.Location != page+"#appointments" {
 			t.Fatalf("move: %d %q %.500s", m.Status, m.Location, m.Body)
 		}
-		u.get(page).contains(t, "Tue 24 Nov 2026 11:00")
+		u.get(page).contains(t, "Tue 24 Nov 2026, 11:00")
 
 		// Book: Today with the patient chosen carries her into every Book
 		// link, and the booking form shows her checked.

@@ -1,7 +1,8 @@
 // Frontdesk dashboard: progressive enhancement only. Every action is a plain
 // form that works without this file; it adds a copy button, confirmations,
 // dragging a card onto a stage column (which submits the card's own move
-// form), and the header search's type-ahead.
+// form), dragging an appointment on Today's grid to the reschedule page's
+// confirm step, and the header search's type-ahead.
 (function () {
   "use strict";
   // Today's now line (docs/today.md): the server places it; this moves it
@@ -15,6 +16,49 @@
       now.style.gridRowStart = String(2 + Math.floor(minute / 5));
       now.style.setProperty("--tg-frac", String((minute % 5) / 5));
     }, 60000);
+  }
+  // Drag a booked appointment on Today's grid onto a professional's working
+  // time: this opens the reschedule page's confirm step for that start and
+  // professional (docs/moving-appointments.md), where the one move rule
+  // answers; nothing moves on the drop itself. Without this, each
+  // appointment's Reschedule link leads to the same page.
+  var grid = document.querySelector(".tg[data-first]");
+  if (grid) {
+    var dragged = null, grabY = 0;
+    var workAt = function (x, y) {
+      var els = document.elementsFromPoint(x, y);
+      for (var i = 0; i < els.length; i++) if (els[i].classList.contains("tg-work")) return els[i];
+      return null;
+    };
+    grid.addEventListener("dragstart", function (ev) {
+      var appt = ev.target.closest && ev.target.closest("[data-move]");
+      if (!appt) return;
+      dragged = appt;
+      grabY = ev.clientY - appt.getBoundingClientRect().top;
+      ev.dataTransfer.effectAllowed = "move";
+      ev.dataTransfer.setData("text/plain", appt.getAttribute("data-move"));
+    });
+    grid.addEventListener("dragover", function (ev) {
+      if (dragged && workAt(ev.clientX, ev.clientY)) { ev.preventDefault(); ev.dataTransfer.dropEffect = "move"; }
+    });
+    grid.addEventListener("drop", function (ev) {
+      var work = dragged && workAt(ev.clientX, ev.clientY);
+      if (!work) return;
+      ev.preventDefault();
+      var step = +grid.getAttribute("data-step"), first = +grid.getAttribute("data-first");
+      var row = +work.getAttribute("data-row"), rows = +work.getAttribute("data-row-end") - row;
+      var box = work.getBoundingClientRect(), rowPx = box.height / rows;
+      var at = Math.max(0, Math.min(rows - 1, Math.round((ev.clientY - grabY - box.top) / rowPx)));
+      var minute = first + (row - 2 + at) * step;
+      var day = new Date(work.getAttribute("data-day") + "T00:00:00Z");
+      day.setUTCMinutes(minute);
+      var start = day.toISOString().slice(0, 16);
+      var url = dragged.getAttribute("data-move") + "?return=today&date=" + start.slice(0, 10) +
+        "&start=" + encodeURIComponent(start) + "&with=" + work.getAttribute("data-pro");
+      dragged = null;
+      window.location = url;
+    });
+    grid.addEventListener("dragend", function () { dragged = null; });
   }
   document.addEventListener("click", function (ev) {
     var btn = ev.target.closest("[data-copy]");
