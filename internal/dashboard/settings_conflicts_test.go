@@ -51,7 +51,7 @@ func TestScheduleConflictsPage(t *testing.T) {
 		u := h.signedIn("ana@acme.test", "ana-password")
 		path := "/app/settings/professionals/" + itoa(lopez)
 		const heading = "These appointments are now outside the schedule"
-		listed := []string{heading, "/app/appointments/" + itoa(mine) + "/reschedule", "/app/clients/" + itoa(client)}
+		listed := []string{heading, "/app/appointments/" + itoa(mine) + "/reschedule", "/app/conversations/patient/" + itoa(client)}
 		for _, tc := range []struct {
 			name      string
 			action    string
