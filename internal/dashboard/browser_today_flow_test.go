@@ -86,7 +86,7 @@ func TestBrowserCheckInFlow(t *testing.T) {
 			var appt = document.getElementById("appt-`+itoa(hour)+`"), work = document.querySelector(".tg-work");
 			work.scrollIntoView({block: "start", inline: "center"});
 			var box = work.getBoundingClientRect(), rows = +work.dataset.rowEnd - +work.dataset.row, rowPx = box.height / rows;
-			var x = box.left + box.width / 2, y = box.top + rowPx * 12 + rowPx / 2, dt = new DataTransfer();
+			var x = box.left + box.width / 2, y = box.top + rowPx * 12 + 1, dt = new DataTransfer();
 			var a = appt.getBoundingClientRect();
 			appt.dispatchEvent(new DragEvent("dragstart", {bubbles: true, dataTransfer: dt, clientX: a.left + 2, clientY: a.top}));
 			var grid = document.querySelector(".tg"), first = +grid.dataset.first;
