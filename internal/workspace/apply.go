@@ -38,6 +38,7 @@ type IDs struct {
 	Clients         map[string]int64  `json:"clients"`
 	Conversations   map[string]int64  `json:"conversations"`
 	Channels        map[string]string `json:"channels"` // key -> uuid (the callback URLs' id)
+	Resources       map[string]int64  `json:"resources,omitempty"`
 }
 
 // PasswordHasher turns a plaintext password into its stored hash; nil keeps
@@ -121,10 +122,10 @@ func (ap *applier) apply(ctx context.Context) (*Result, error) {
 		Users: map[string]int64{}, AIAgents: map[string]int64{}, DispositionTags: map[string]int64{},
 		Waitlists: map[string]int64{}, Pipelines: map[string]int64{}, Stages: map[string]int64{},
 		InputNodes: map[string]string{}, Clients: map[string]int64{}, Conversations: map[string]int64{},
-		Channels: map[string]string{},
+		Channels: map[string]string{}, Resources: map[string]int64{},
 	}}
 	steps := []func(context.Context) error{
-		ap.account, ap.apiKeys, ap.users, ap.agents, ap.eventTypes, ap.professionals, ap.services,
+		ap.account, ap.apiKeys, ap.users, ap.agents, ap.eventTypes, ap.professionals, ap.resources, ap.services,
 		ap.waitlists, ap.webhooks, ap.dispositions, ap.pipelines, ap.clients, ap.conversations, ap.channels, ap.messaging, ap.bookingPage,
 	}
 	for _, step := range steps {

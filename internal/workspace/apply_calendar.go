@@ -67,6 +67,9 @@ func (ap *applier) services(ctx context.Context) error {
 			return err
 		}
 		ap.res.IDs.Services[s.Key] = id
+		if err := ap.serviceResources(ctx, s, id); err != nil {
+			return err
+		}
 		for _, pk := range s.Professionals {
 			pid, err := ap.idOf(ctx, "professionals", ap.res.IDs.Professionals, pk)
 			if err != nil {

@@ -25,6 +25,7 @@ type File struct {
 	AIAgents        []NamedSpec        `yaml:"ai_agents" json:"ai_agents"`
 	EventTypes      []EventTypeSpec    `yaml:"event_types" json:"event_types"`
 	Professionals   []ProfessionalSpec `yaml:"professionals" json:"professionals"`
+	Resources       []ResourceSpec     `yaml:"resources" json:"resources"`
 	Services        []ServiceSpec      `yaml:"services" json:"services"`
 	Notifications   *Notifications     `yaml:"notifications" json:"notifications"`
 	Waitlists       []WaitlistSpec     `yaml:"waitlists" json:"waitlists"`
@@ -128,7 +129,9 @@ type ServiceSpec struct {
 	EventTypes             []string `yaml:"event_types"`
 	// BookingRules override the account's field by field.
 	BookingRules map[string]any `yaml:"booking_rules"`
-	keys         present        // the keys the file gave
+	// Resources is the room or equipment the service needs (docs/rooms.md).
+	Resources *ResourceNeed `yaml:"resources"`
+	keys      present       // the keys the file gave
 }
 
 // Notifications are the calendar's own settings for booking messages.

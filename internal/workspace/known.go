@@ -22,7 +22,7 @@ func loadKnown(ctx context.Context, q db.Querier, slug string) (*Known, error) {
 		"users": &k.Users, "ai_agents": &k.Agents, "professionals": &k.Professionals, "event_types": &k.EventTypes,
 		"services": &k.Services, "disposition_tags": &k.Dispositions, "pipelines": &k.Pipelines,
 		"waitlists": &k.Waitlists, "webhooks": &k.Webhooks, "clients": &k.Clients, "conversations": &k.Conversations,
-		"channels": &k.Channels,
+		"channels": &k.Channels, "resources": &k.Resources,
 	} {
 		set, err := keySet(ctx, q, `SELECT file_key FROM `+table+` WHERE account_id = ? AND file_key IS NOT NULL`, acctID)
 		if err != nil {

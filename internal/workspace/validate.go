@@ -46,7 +46,7 @@ var (
 // may be left out for an existing one.
 type Known struct {
 	Users, Agents, Professionals, EventTypes, Services, Dispositions, Pipelines map[string]bool
-	Waitlists, Webhooks, Clients, Conversations, Channels                       map[string]bool
+	Waitlists, Webhooks, Clients, Conversations, Channels, Resources            map[string]bool
 	Stages                                                                      map[string]map[string]bool // pipeline key -> stage keys
 	InputNodes                                                                  map[string]map[string]bool // pipeline key -> node keys
 	// DefaultRegion is the stored account's, for phones of a file that
@@ -174,6 +174,7 @@ func Validate(f *File, known *Known) error {
 			c.ref(fmt.Sprintf("%s.event_types[%d]", path, j), k, types, "event type")
 		}
 	}
+	c.resources(f, known)
 	c.bookingPage(f.BookingPage, services)
 	if n := f.Notifications; n != nil {
 		before := len(c.problems)
