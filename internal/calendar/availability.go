@@ -55,7 +55,8 @@ type DayCapacity struct {
 // service's default duration that fit into its active professionals' free
 // working time over the window's days (in the query's zone): working hours
 // (in the account's zone) minus booked appointments and time off, never
-// before now. It is an upper bound: a free hour counts for every service the
+// before now; a service needing a room or equipment counts only the slots
+// one acceptable resource is free for (docs/rooms.md). It is an upper bound: a free hour counts for every service the
 // professional offers. Queries: the catalog (three) and the window's
 // appointments of every professional involved (one), whatever the window.
 func ComputeAvailability(ctx context.Context, q db.Querier, acct account.Account, aq AvailabilityQuery, now time.Time) (Availability, error) {
@@ -81,6 +82,11 @@ func ComputeAvailability(ctx context.Context, q db.Querier, acct account.Account
 	if err != nil {
 		return Availability{}, err
 	}
+	lo, hi := resourceSpan(w.from(), w.to(), rules)
+	pool, err := loadResources(ctx, q, acct, services, lo, hi, rules, 0)
+	if err != nil {
+		return Availability{}, err
+	}
 
 	out := Availability{StartDate: dateOf(0), EndDate: dateOf(days - 1), Timezone: w.zone, Days: days,
 		Services: make([]ServiceCapacity, 0, len(services))}
@@ -94,7 +100,7 @@ func ComputeAvailability(ctx context.Context, q db.Querier, acct account.Account
 		rule := slotRuleOf(s.Duration, rules.of(s.ID), now)
 		for _, p := range s.Pros {
 			clear(perDay)
-			countByDay(free[p.ID], rule, bounds, perDay)
+			pool.countByDay(s, free[p.ID], rule, bounds, perDay)
 			total := 0
 			for i, n := range perDay {
 				total += n
@@ -246,12 +252,20 @@ func FreeSlots(ctx context.Context, q db.Querier, acct account.Account, serviceI
 	if err != nil {
 		return nil, err
 	}
+	lo, hi := resourceSpan(from, to, rules)
+	pool, err := loadResources(ctx, q, acct, services, lo, hi, rules, 0)
+	if err != nil {
+		return nil, err
+	}
 	var out []Slot
 	for _, s := range services {
 		rule := slotRuleOf(s.Duration, rules.of(s.ID), now)
 		for _, p := range s.Pros {
 			for _, f := range free[p.ID] {
 				rule.each(f, func(t int64) {
+					if !pool.slotFree(s, rule, t) {
+						return
+					}
 					out = append(out, Slot{ServiceID: s.ID, ProfessionalID: p.ID, Start: db.Time(t), End: db.Time(t + rule.dur)})
 				})
 			}

@@ -92,6 +92,9 @@ type Appointment struct {
 	CustomFields       map[string]any  `json:"custom_fields"`
 	Notes              string          `json:"notes"`
 	CreatedAt          string          `json:"created_at"`
+	// Resource is the room or equipment the appointment holds, null when
+	// its service needs none or none was free (docs/rooms.md).
+	Resource *ResourceRef `json:"resource"`
 	// Warnings is additive (beyond the contract): what is unusual about
 	// the slot, never a refusal; [] when nothing is.
 	Warnings []Warning `json:"warnings"`
@@ -174,7 +177,7 @@ func Book(ctx context.Context, store *db.DB, acct account.Account, req BookReque
 			return broken
 		}
 		out, err = insertBooking(ctx, tx, acct, newBooking{svc: svc, pro: pro, et: et, client: client, created: created,
-			start: start, end: end, loc: loc, timezone: req.Timezone, notes: req.Notes, source: cmp.Or(req.Source, "api")}, now)
+			start: start, end: end, loc: loc, timezone: req.Timezone, notes: req.Notes, source: cmp.Or(req.Source, "api"), freeOnly: req.FreeSlotOnly}, now)
 		if err == nil {
 			out.Appointment.Warnings = append(out.Appointment.Warnings, ruleWarnings(breaks)...)
 		}
@@ -315,6 +318,7 @@ type newBooking struct {
 	source        string // api, waitlist
 	confirmed     bool   // the client already said yes (a seat offer accepted by reply)
 	keepHoldEntry int64  // a seat offer's entry being booked: its hold is consumed, not released
+	freeOnly      bool   // refuse, rather than warn, when no resource is free (docs/rooms.md)
 }
 
 // insertBooking writes an appointment and what a booking sets off, in tx:
@@ -329,6 +333,10 @@ func insertBooking(ctx context.Context, tx *db.Tx, acct account.Account, b newBo
 	if err != nil {
 		return Booking{}, err
 	}
+	res, noResource, err := assignResource(ctx, tx, acct, b)
+	if err != nil {
+		return Booking{}, err
+	}
 	warnings, err := bookingWarnings(ctx, tx, acct, b.pro, b.start, b.end, now)
 	if err != nil {
 		return Booking{}, err
@@ -337,6 +345,7 @@ func insertBooking(ctx context.Context, tx *db.Tx, acct account.Account, b newBo
 		warnings = append(warnings, Warning{Code: WarnHeldSlot, EntryID: h.EntryID, SeatExpiresAt: clock.Format(h.ExpiresAt),
 			Message: fmt.Sprintf("The slot was held for waiting-list entry %d until %s; the hold is released.", h.EntryID, clock.Format(h.ExpiresAt))})
 	}
+	warnings = append(warnings, noResource...)
 	custom := map[string]any{"booked_by": b.source}
 	customText, err := db.JSONText(custom)
 	if err != nil {
@@ -348,10 +357,10 @@ func insertBooking(ctx context.Context, tx *db.Tx, acct account.Account, b newBo
 	}
 	var id int64
 	err = tx.QueryRow(ctx, `INSERT INTO appointments (account_id, client_id, service_id, professional_id, event_type_id,
-		start_at, end_at, timezone, status, source, confirmation_status, notes, custom_fields, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'booked', ?, ?, ?, ?, ?, ?) RETURNING id`,
+		start_at, end_at, timezone, status, source, confirmation_status, notes, custom_fields, created_at, updated_at, resource_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'booked', ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		acct.ID, b.client.ID, b.svc.ID, b.pro.ID, b.et.ID, db.Micros(b.start), db.Micros(b.end), b.timezone, b.source, confirmation,
-		b.notes, customText, db.Micros(now), db.Micros(now)).Scan(&id)
+		b.notes, customText, db.Micros(now), db.Micros(now), resourceID(res)).Scan(&id)
 	if err != nil {
 		return Booking{}, fmt.Errorf("insert appointment: %w", err)
 	}
@@ -382,7 +391,7 @@ func insertBooking(ctx context.Context, tx *db.Tx, acct account.Account, b newBo
 		Service:         Colored{ID: b.svc.ID, Name: b.svc.Name, Color: b.svc.Color},
 		EventType:       Colored{ID: b.et.ID, Name: b.et.Name, Color: b.et.Color},
 		CustomFields:    custom, Notes: b.notes, CreatedAt: clock.Format(now),
-		Warnings: warnings,
+		Resource: res, Warnings: warnings,
 	}}, nil
 }
 

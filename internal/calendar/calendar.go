@@ -48,6 +48,9 @@ type service struct {
 	Duration int // minutes
 	Pros     []*professional
 	Types    []eventType
+	// Need is what resource it needs (docs/rooms.md): "" none, a kind
+	// (room, equipment), or "any_of" (its service_resources).
+	Need string
 }
 
 // professional is an active calendar profile with its schedule.
@@ -75,14 +78,14 @@ type catalog struct {
 // professionals and their active offered event types.
 func loadCatalog(ctx context.Context, q db.Querier, acct account.Account) (*catalog, error) {
 	c := &catalog{byID: map[int64]*service{}}
-	rows, err := q.Query(ctx, `SELECT id, name, color, default_duration_minutes FROM services
+	rows, err := q.Query(ctx, `SELECT id, name, color, default_duration_minutes, resource_kind FROM services
 		WHERE account_id = ? AND active ORDER BY id`, acct.ID)
 	if err != nil {
 		return nil, fmt.Errorf("load services: %w", err)
 	}
 	for rows.Next() {
 		s := &service{}
-		if err := rows.Scan(&s.ID, &s.Name, &s.Color, &s.Duration); err != nil {
+		if err := rows.Scan(&s.ID, &s.Name, &s.Color, &s.Duration, &s.Need); err != nil {
 			rows.Close()
 			return nil, err
 		}

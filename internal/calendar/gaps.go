@@ -65,6 +65,11 @@ func FreeGaps(ctx context.Context, q db.Querier, acct account.Account, from, to 
 	if err != nil {
 		return nil, err
 	}
+	lo, hi := resourceSpan(from, to, rules)
+	pool, err := loadResources(ctx, q, acct, cat.services, lo, hi, rules, 0)
+	if err != nil {
+		return nil, err
+	}
 	offered := map[int64][]*service{}
 	for _, s := range cat.services { // by id
 		for _, p := range s.Pros {
@@ -79,7 +84,7 @@ func FreeGaps(ctx context.Context, q db.Querier, acct account.Account, from, to 
 				rule := slotRuleOf(s.Duration, rules.of(s.ID), now)
 				gs := GapService{ServiceID: s.ID, ServiceName: s.Name, Minutes: s.Duration}
 				rule.each(f, func(t int64) {
-					if instantsFit(db.Time(t), db.Time(t+rule.dur)) {
+					if instantsFit(db.Time(t), db.Time(t+rule.dur)) && pool.slotFree(s, rule, t) {
 						gs.Starts = append(gs.Starts, db.Time(t))
 					}
 				})

@@ -65,8 +65,11 @@ const wallLayout = "2006-01-02T15:04:05"
 // interval, cut at the window's midnights in the query's zone like
 // capacity's by_day, so a professional's slot count over a window equals its
 // capacity there. Ordered by start, then professional id; the first
-// sq.Limit are returned, HasMore says whether more exist. Queries: the
-// catalog (three) and freeTime's (two), whatever the window.
+// sq.Limit are returned, HasMore says whether more exist. A service that
+// needs a room or equipment keeps only the slots one acceptable resource
+// is free for (docs/rooms.md). Queries: the catalog (three), freeTime's
+// (two) and, for a service needing a resource, the resources' (two),
+// whatever the window.
 func ListFreeSlots(ctx context.Context, q db.Querier, acct account.Account, sq SlotsQuery, now time.Time) (SlotList, error) {
 	w, err := resolveWindow(acct, sq.Timezone, sq.StartDate, sq.Days, now)
 	if err != nil {
@@ -93,6 +96,11 @@ func ListFreeSlots(ctx context.Context, q db.Querier, acct account.Account, sq S
 	if err != nil {
 		return SlotList{}, err
 	}
+	lo, hi := resourceSpan(w.from(), w.to(), rules)
+	pool, err := loadResources(ctx, q, acct, services, lo, hi, rules, 0)
+	if err != nil {
+		return SlotList{}, err
+	}
 
 	type seat struct {
 		start int64
@@ -106,7 +114,7 @@ func ListFreeSlots(ctx context.Context, q db.Querier, acct account.Account, sq S
 			rule.each(f, func(t int64) {
 				// A slot past 9999 in UTC cannot be answered nor booked
 				// (docs/api-notes.md "Dates and durations").
-				if instantsFit(db.Time(t), db.Time(t+dur)) {
+				if instantsFit(db.Time(t), db.Time(t+dur)) && pool.slotFree(svc, rule, t) {
 					seats = append(seats, seat{t, p})
 				}
 			})

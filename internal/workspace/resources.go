@@ -125,6 +125,9 @@ func (ap *applier) serviceResources(ctx context.Context, s ServiceSpec, id int64
 	var keys []string
 	if s.Resources != nil {
 		kind, keys = s.Resources.Kind, slices.Clone(s.Resources.AnyOf)
+		if len(keys) > 0 {
+			kind = "any_of" // the list in service_resources
+		}
 	}
 	if _, err := ap.tx.Exec(ctx, `UPDATE services SET resource_kind = ? WHERE account_id = ? AND id = ?`, kind, ap.acct.ID, id); err != nil {
 		return err

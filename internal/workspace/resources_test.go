@@ -84,7 +84,7 @@ services:
 		if got := query(`SELECT file_key || ':' || name || ':' || kind || ':' || CASE WHEN active THEN 'on' ELSE 'off' END FROM resources ORDER BY id`); got != "box1:Box 1:room:on,laser:Laser:equipment:off" {
 			t.Errorf("resources = %q", got)
 		}
-		if got := query(`SELECT s.file_key || ':' || s.resource_kind FROM services s ORDER BY id`); got != "clean:room,laser:" {
+		if got := query(`SELECT s.file_key || ':' || s.resource_kind FROM services s ORDER BY id`); got != "clean:room,laser:any_of" {
 			t.Errorf("kinds = %q", got)
 		}
 		if got := query(`SELECT s.file_key || ':' || r.file_key FROM service_resources sr JOIN services s ON s.id = sr.service_id JOIN resources r ON r.id = sr.resource_id`); got != "laser:laser" {
@@ -101,7 +101,7 @@ services:
 		if got := query(`SELECT s.file_key || ':' || r.file_key FROM service_resources sr JOIN services s ON s.id = sr.service_id JOIN resources r ON r.id = sr.resource_id ORDER BY r.id`); got != "clean:box1,clean:box2" {
 			t.Errorf("lists = %q", got)
 		}
-		if got := query(`SELECT s.file_key || ':' || s.resource_kind FROM services s ORDER BY id`); got != "clean:,laser:" {
+		if got := query(`SELECT s.file_key || ':' || s.resource_kind FROM services s ORDER BY id`); got != "clean:any_of,laser:" {
 			t.Errorf("kinds = %q", got)
 		}
 		if got := query(`SELECT CAST(COUNT(*) AS TEXT) FROM resource_time_off`); got != "1" {

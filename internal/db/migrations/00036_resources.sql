@@ -1,9 +1,11 @@
 -- +goose Up
 -- Rooms and equipment (docs/rooms.md): an account's resources, named by
--- their workspace-file key; a service needs one of a kind (resource_kind)
--- or one of a list (service_resources); an appointment holds the one it
--- was given (resource_id, NULL when its service needs none); maintenance
--- is resource time off.
+-- their workspace-file key; a service needs one of a kind (resource_kind
+-- room or equipment) or one of a list (resource_kind any_of, the list in
+-- service_resources), '' nothing, so the catalog's one services query tells
+-- which services need one; an appointment holds the one it was given
+-- (resource_id, NULL when its service needs none); maintenance is resource
+-- time off.
 CREATE TABLE resources (
     id {{ID}},
     account_id BIGINT NOT NULL REFERENCES accounts(id),

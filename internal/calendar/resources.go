@@ -1,0 +1,274 @@
+package calendar
+
+// Rooms and equipment (docs/rooms.md): a service may need one resource of
+// a kind or of a list; a slot of it is free only when its professional and
+// one acceptable resource are both free, and a booking of it is given the
+// first free acceptable resource by id.
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/db"
+)
+
+// WarnNoResourceFree is the warning of a booking whose service needs a
+// resource when none is free (docs/rooms.md).
+const WarnNoResourceFree = "no_resource_free"
+
+// needAnyOf is a service's Need when its acceptable resources are a list.
+const needAnyOf = "any_of"
+
+// resource is an active room or piece of equipment.
+type resource struct {
+	ID   int64
+	Name string
+	busy []interval // normalized: appointments (widened by buffers) and time off
+}
+
+// resourcePool is what the slot engine knows of resources over a window:
+// each needing service's acceptable active resources, by id, with their
+// busy time. nil when no service involved needs one: then every check
+// passes and no query ran.
+type resourcePool struct {
+	accepts map[int64][]*resource // service id -> acceptable resources by id
+}
+
+// loadResources reads, for the services among services that need a
+// resource, their acceptable active resources and those resources' busy
+// time touching [lo, hi) (Unix microseconds): the appointments holding
+// them (status booked or arrived, widened by their service's buffers
+// under rules; except left out) and their time off. Two queries whatever
+// the window, none when no service needs a resource.
+func loadResources(ctx context.Context, q db.Querier, acct account.Account, services []*service, lo, hi int64, rules *ruleBook, except int64) (*resourcePool, error) {
+	needing := slices.DeleteFunc(slices.Clone(services), func(s *service) bool { return s.Need == "" })
+	if len(needing) == 0 {
+		return nil, nil
+	}
+	rows, err := q.Query(ctx, `SELECT r.id, r.name, r.kind, COALESCE(sr.service_id, 0) FROM resources r
+		LEFT JOIN service_resources sr ON sr.resource_id = r.id AND sr.account_id = r.account_id
+		WHERE r.account_id = ? AND r.active ORDER BY r.id`, acct.ID)
+	if err != nil {
+		return nil, fmt.Errorf("load resources: %w", err)
+	}
+	byID := map[int64]*resource{}
+	var (
+		all    []*resource
+		kinds  = map[int64]string{}
+		listed = map[int64][]int64{} // service id -> resource ids
+	)
+	for rows.Next() {
+		var (
+			r    resource
+			kind string
+			sid  int64
+		)
+		if err := rows.Scan(&r.ID, &r.Name, &kind, &sid); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if byID[r.ID] == nil {
+			rr := r
+			byID[r.ID] = &rr
+			all = append(all, &rr)
+			kinds[r.ID] = kind
+		}
+		if sid != 0 {
+			listed[sid] = append(listed[sid], r.ID)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	pool := &resourcePool{accepts: map[int64][]*resource{}}
+	used := map[int64]bool{}
+	for _, s := range needing {
+		var acc []*resource
+		for _, r := range all { // by id
+			if (s.Need == needAnyOf && slices.Contains(listed[s.ID], r.ID)) || (s.Need != needAnyOf && kinds[r.ID] == s.Need) {
+				acc = append(acc, r)
+				used[r.ID] = true
+			}
+		}
+		pool.accepts[s.ID] = acc // none: never free
+	}
+	if len(used) == 0 {
+		return pool, nil
+	}
+	ids := make([]int64, 0, len(used))
+	for id := range used {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	in, args := db.In(ids)
+	widen := int64(0)
+	if rules != nil {
+		widen = rules.maxBuffer
+	}
+	qargs := append([]any{acct.ID, lo - widen, hi + widen}, args...)
+	skip := ""
+	if except != 0 {
+		skip, qargs = " AND id <> ?", append(qargs, except)
+	}
+	qargs = append(append(qargs, acct.ID, lo, hi), args...)
+	busy, err := q.Query(ctx, `SELECT resource_id, service_id, start_at, end_at FROM appointments
+		WHERE account_id = ? AND status IN ('booked', 'arrived') AND end_at > ? AND start_at < ? AND resource_id IN `+in+skip+`
+		UNION ALL SELECT resource_id, 0, start_at, end_at FROM resource_time_off
+		WHERE account_id = ? AND end_at > ? AND start_at < ? AND resource_id IN `+in, qargs...)
+	if err != nil {
+		return nil, fmt.Errorf("load resources' busy time: %w", err)
+	}
+	defer busy.Close()
+	for busy.Next() {
+		var (
+			rid, sid int64
+			iv       interval
+		)
+		if err := busy.Scan(&rid, &sid, &iv.start, &iv.end); err != nil {
+			return nil, err
+		}
+		if sid != 0 && rules != nil {
+			r := rules.of(sid)
+			iv.start -= int64(r.BufferBefore) * microsPerMinute
+			iv.end += int64(r.BufferAfter) * microsPerMinute
+		}
+		byID[rid].busy = append(byID[rid].busy, iv)
+	}
+	if err := busy.Err(); err != nil {
+		return nil, err
+	}
+	for _, r := range all {
+		r.busy = normalize(r.busy)
+	}
+	return pool, nil
+}
+
+// free returns the first acceptable resource of service s free for all of
+// [lo, hi), and whether the slot may be taken: true with nil when s needs
+// no resource (or the pool is nil), false when every acceptable one is busy.
+func (p *resourcePool) free(s *service, lo, hi int64) (*resource, bool) {
+	if p == nil || s.Need == "" {
+		return nil, true
+	}
+	for _, r := range p.accepts[s.ID] {
+		i := sort.Search(len(r.busy), func(i int) bool { return r.busy[i].end > lo })
+		if i == len(r.busy) || r.busy[i].start >= hi {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// slotFree says whether the slot of s starting at t under rule has a free
+// acceptable resource over its span widened by its buffers.
+func (p *resourcePool) slotFree(s *service, rule slotRule, t int64) bool {
+	_, ok := p.free(s, t-rule.before, t+rule.dur+rule.after)
+	return ok
+}
+
+// resourceSpan is the window the pool must cover for slots laid in
+// [from, to) under rules: a slot's buffers reach past the window's edges.
+func resourceSpan(from, to time.Time, rules *ruleBook) (int64, int64) {
+	widen := int64(0)
+	if rules != nil {
+		widen = rules.maxBuffer
+	}
+	return db.Micros(from) - widen, db.Micros(to) + widen
+}
+
+// lockResources takes, on PostgreSQL, one lock per resource (in id order,
+// so two bookings never wait for each other in a circle) until tx ends.
+// SQLite's write transactions already run one at a time.
+func lockResources(ctx context.Context, tx *db.Tx, acct account.Account, rs []*resource) error {
+	if tx.Dialect().Engine != db.Postgres {
+		return nil
+	}
+	for _, r := range rs { // by id
+		h := fnv.New64a()
+		fmt.Fprintf(h, "calendar/resource/%d/%d", acct.ID, r.ID)
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(h.Sum64())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// countByDay is countByDay for the slots of s: arithmetic when s needs no
+// resource, else each start laid is kept only when a resource is free for
+// it.
+func (p *resourcePool) countByDay(s *service, free []interval, rule slotRule, bounds []int64, perDay []int) {
+	if p == nil || s.Need == "" {
+		countByDay(free, rule, bounds, perDay)
+		return
+	}
+	eachDayPiece(free, bounds, func(k int, f interval) {
+		rule.each(f, func(t int64) {
+			if p.slotFree(s, rule, t) {
+				perDay[k]++
+			}
+		})
+	})
+}
+
+// ResourceRef is the {id, name} of the room or equipment an appointment
+// holds (docs/rooms.md).
+type ResourceRef struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// assignResource gives a booking of b's service the first free acceptable
+// resource by id (docs/rooms.md): nil when the service needs none; when
+// none is free, nil with the no_resource_free warning, or ErrSlotTaken
+// when b.freeOnly. It takes the professional's booking lock and each
+// acceptable resource's lock first, then reads the resources' busy time
+// again, so two bookings racing for the last room never both get it.
+func assignResource(ctx context.Context, tx *db.Tx, acct account.Account, b newBooking) (*ResourceRef, []Warning, error) {
+	if b.svc.Need == "" {
+		return nil, nil, nil
+	}
+	if err := LockProfessionalTime(ctx, tx, acct, b.pro.ID); err != nil {
+		return nil, nil, err
+	}
+	rules, err := loadRuleBook(ctx, tx, acct)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := rules.of(b.svc.ID)
+	lo := db.Micros(b.start) - int64(r.BufferBefore)*microsPerMinute
+	hi := db.Micros(b.end) + int64(r.BufferAfter)*microsPerMinute
+	pool, err := loadResources(ctx, tx, acct, []*service{b.svc}, lo, hi, rules, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := lockResources(ctx, tx, acct, pool.accepts[b.svc.ID]); err != nil {
+		return nil, nil, err
+	}
+	if tx.Dialect().Engine == db.Postgres { // what committed while this one waited
+		if pool, err = loadResources(ctx, tx, acct, []*service{b.svc}, lo, hi, rules, 0); err != nil {
+			return nil, nil, err
+		}
+	}
+	if got, _ := pool.free(b.svc, lo, hi); got != nil {
+		return &ResourceRef{ID: got.ID, Name: got.Name}, nil, nil
+	}
+	if b.freeOnly {
+		return nil, nil, ErrSlotTaken
+	}
+	return nil, []Warning{{Code: WarnNoResourceFree,
+		Message: fmt.Sprintf("Service %q needs a room or equipment and none is free for this time; the appointment is booked without one.", b.svc.Name)}}, nil
+}
+
+// resourceID is the stored form of an appointment's resource.
+func resourceID(r *ResourceRef) any {
+	if r == nil {
+		return nil
+	}
+	return r.ID
+}
