@@ -138,7 +138,11 @@ func MoveAppointmentTx(ctx context.Context, tx *db.Tx, acct account.Account, req
 		window = ConfirmationQuietWindow
 	}
 	moved, err := rescheduleTx(ctx, tx, acct, a, req.Start, pro, req.Change, window, now)
-	return Moved{Appointment: moved, Warnings: warnings}, err
+	if err != nil {
+		return Moved{}, err
+	}
+	more, err := moveResource(ctx, tx, acct, moved)
+	return Moved{Appointment: moved, Warnings: append(warnings, more...)}, err
 }
 
 // moveIsFree says whether moving a to start with professional pro needs

@@ -272,3 +272,61 @@ func resourceID(r *ResourceRef) any {
 	}
 	return r.ID
 }
+
+// moveResource gives a moved appointment a resource at its new time
+// (docs/rooms.md): the one it holds when still free there, else the first
+// free acceptable one by id, else none, with the no_resource_free warning.
+// The caller holds the professional's booking lock.
+func moveResource(ctx context.Context, tx *db.Tx, acct account.Account, a AppointmentView) ([]Warning, error) {
+	cat, err := loadCatalog(ctx, tx, acct)
+	if err != nil {
+		return nil, err
+	}
+	svc := cat.byID[a.ServiceID]
+	if svc == nil || svc.Need == "" {
+		return nil, nil
+	}
+	rules, err := loadRuleBook(ctx, tx, acct)
+	if err != nil {
+		return nil, err
+	}
+	r := rules.of(svc.ID)
+	lo := db.Micros(a.StartAt) - int64(r.BufferBefore)*microsPerMinute
+	hi := db.Micros(a.EndAt) + int64(r.BufferAfter)*microsPerMinute
+	pool, err := loadResources(ctx, tx, acct, []*service{svc}, lo, hi, rules, a.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockResources(ctx, tx, acct, pool.accepts[svc.ID]); err != nil {
+		return nil, err
+	}
+	if tx.Dialect().Engine == db.Postgres {
+		if pool, err = loadResources(ctx, tx, acct, []*service{svc}, lo, hi, rules, a.ID); err != nil {
+			return nil, err
+		}
+	}
+	var held *int64
+	if err := tx.QueryRow(ctx, `SELECT resource_id FROM appointments WHERE account_id = ? AND id = ?`, acct.ID, a.ID).Scan(&held); err != nil {
+		return nil, err
+	}
+	var got *resource
+	for _, c := range pool.accepts[svc.ID] {
+		one := &resourcePool{accepts: map[int64][]*resource{svc.ID: {c}}}
+		if _, ok := one.free(svc, lo, hi); !ok {
+			continue
+		}
+		if got == nil || (held != nil && c.ID == *held) {
+			got = c
+		}
+	}
+	var id any
+	var warnings []Warning
+	if got != nil {
+		id = got.ID
+	} else {
+		warnings = []Warning{{Code: WarnNoResourceFree,
+			Message: fmt.Sprintf("Service %q needs a room or equipment and none is free at the new time; the appointment keeps none.", svc.Name)}}
+	}
+	_, err = tx.Exec(ctx, `UPDATE appointments SET resource_id = ? WHERE account_id = ? AND id = ?`, id, acct.ID, a.ID)
+	return warnings, err
+}

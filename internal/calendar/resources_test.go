@@ -185,3 +185,70 @@ func TestRacingBookingsForTheLastRoom(t *testing.T) {
 		}
 	})
 }
+
+// TestRoomsKeepBuffers: an appointment holds its room for its buffers too,
+// and a slot needs the room for its own: with buffer_after 10, rooms taken
+// from 09:30 leave no 09:00 slot of 30 minutes.
+func TestRoomsKeepBuffers(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		acct, res := roomsClinic(t, store, "room-buffers")
+		now := monday(8, 0)
+		for i, pro := range []string{"p0", "p1"} {
+			if _, err := bookRoom(store, acct, res, "clean", pro, monday(9, 30), fmt.Sprintf("+3461300000%d", i), false, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := slotsAt(t, store, acct, res, "clean", monday(9, 0), now); got != "Ana Bea Carla" {
+			t.Fatalf("without buffers, slots at 09:00 = %q", got)
+		}
+		setRules(t, store, "room-buffers", nil, map[string]map[string]any{"clean": {"buffer_after": 10}})
+		if got := slotsAt(t, store, acct, res, "clean", monday(9, 0), now); got != "" {
+			t.Errorf("with buffer_after 10, slots at 09:00 = %q", got)
+		}
+	})
+}
+
+// TestMoveKeepsOrChangesRoom: a moved appointment keeps its room when it
+// is free at the new time, else gets the first free one by id.
+func TestMoveKeepsOrChangesRoom(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		ctx := context.Background()
+		acct, res := roomsClinic(t, store, "room-moves")
+		now := monday(8, 0)
+		var ids []int64
+		for i, b := range []struct {
+			pro string
+			at  time.Time
+		}{{"p2", monday(11, 0)}, {"p0", monday(11, 0)}, {"p0", monday(9, 0)}, {"p1", monday(9, 30)}} {
+			got, err := bookRoom(store, acct, res, "clean", b.pro, b.at, fmt.Sprintf("+3461400000%d", i), false, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, got.Appointment.ID)
+		}
+		room := func(id int64) string {
+			var name string
+			store.QueryRow(ctx, `SELECT r.name FROM appointments a JOIN resources r ON r.id = a.resource_id WHERE a.id = ?`, id).Scan(&name)
+			return name
+		}
+		if got := room(ids[1]) + "," + room(ids[3]); got != "Box 2,Box 1" {
+			t.Fatalf("rooms = %q", got)
+		}
+		move := func(id int64, at time.Time) {
+			t.Helper()
+			m, err := calendar.MoveAppointment(ctx, store, acct, calendar.MoveRequest{AppointmentID: id, Start: at,
+				Change: calendar.Change{By: calendar.ByStaff}}, now)
+			if err != nil || len(m.Warnings) != 0 {
+				t.Fatalf("move: %v, warnings %v", err, codes(m.Warnings))
+			}
+		}
+		move(ids[1], monday(11, 30)) // Box 1 is free there too: Box 2 is kept
+		if got := room(ids[1]); got != "Box 2" {
+			t.Errorf("after a move to a free time, room = %q", got)
+		}
+		move(ids[3], monday(9, 0)) // Box 1 is p0's at 09:00: Box 2
+		if got := room(ids[3]); got != "Box 2" {
+			t.Errorf("after a move onto its room's booking, room = %q", got)
+		}
+	})
+}
