@@ -105,6 +105,7 @@ func TestEveryPageInSpanish(t *testing.T) {
 			"settings/professionals":                   "settings/professionals",
 			"settings/professionals/{professional_id}": "settings/professionals/" + itoa(a.Professionals["lopez"]),
 			"settings/event-types":                     "settings/event-types",
+			"settings/resources":                       "settings/resources",
 			"settings/waitlists":                       "settings/waitlists",
 			"settings":                                 "settings",
 			"settings/{$}":                             "settings/",

@@ -85,7 +85,8 @@ func (d *Dashboard) routes() {
 	d.action("POST "+Prefix+"conversations/patient/{client_id}/resolve", d.resolvePatient)
 
 	// Settings: the catalogue (settings_services.go, settings_professionals.go,
-	// settings_event_types.go, settings_waitlists.go, settings_booking_rules.go).
+	// settings_event_types.go, settings_resources.go, settings_waitlists.go,
+	// settings_booking_rules.go).
 	p := Prefix + "settings/"
 	d.ownerPage("GET "+p+"services", d.servicesSettings)
 	d.ownerAction("POST "+p+"services", d.createService)
@@ -106,6 +107,10 @@ func (d *Dashboard) routes() {
 	d.ownerPage("GET "+p+"event-types", d.eventTypesSettings)
 	d.ownerAction("POST "+p+"event-types", d.createEventType)
 	d.ownerAction("POST "+p+"event-types/{event_type_id}", d.saveEventType)
+
+	d.ownerPage("GET "+p+"resources", d.resourcesSettings)
+	d.ownerAction("POST "+p+"resources", d.createResource)
+	d.ownerAction("POST "+p+"resources/{resource_id}", d.saveResource)
 
 	d.ownerPage("GET "+p+"waitlists", d.waitlistsSettings)
 	d.ownerAction("POST "+p+"waitlists/{waitlist_id}", d.saveWaitlistSchedule)

@@ -18,6 +18,7 @@ func TestEverySettingsPageHasTheMenu(t *testing.T) {
 			"/app/settings/services":       "Services",
 			"/app/settings/professionals":  "Professionals",
 			"/app/settings/event-types":    "Event types",
+			"/app/settings/resources":      "Rooms and equipment",
 			"/app/settings/waitlists":      "Waiting lists",
 			"/app/settings/calendar-feeds": "Calendar feeds",
 			"/app/settings/booking-rules":  "Booking rules",

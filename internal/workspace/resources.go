@@ -9,12 +9,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/frontdesk/frontdesk/internal/calendar/rooms"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"gopkg.in/yaml.v3"
 )
-
-// ResourceKinds are the kinds a resource may be (docs/rooms.md).
-var ResourceKinds = []string{"room", "equipment"}
 
 // ResourceSpec is a room or a piece of equipment. Its time off (maintenance)
 // replaces the stored list when the file gives it.
@@ -50,7 +48,7 @@ func (c *checker) resources(f *File, known *Known) {
 		c.requiredNew(path+".name", r.Name, r.keys.has("name"), exists, "resource")
 		switch {
 		case r.keys.has("kind") && r.Kind != "":
-			c.oneOf(path+".kind", r.Kind, ResourceKinds)
+			c.oneOf(path+".kind", r.Kind, rooms.Kinds)
 		case r.keys.has("kind") || !exists:
 			c.addf(path+".kind", "is required: one of %s", "room, equipment")
 		}
@@ -72,7 +70,7 @@ func (c *checker) resources(f *File, known *Known) {
 		case need.Kind != "" && len(need.AnyOf) > 0:
 			c.addf(path, "give kind or any_of, not both")
 		case need.Kind != "":
-			c.oneOf(path+".kind", need.Kind, ResourceKinds)
+			c.oneOf(path+".kind", need.Kind, rooms.Kinds)
 		case len(need.AnyOf) == 0:
 			c.addf(path, "give kind (one of room, equipment) or any_of (resource keys)")
 		}
