@@ -2,6 +2,7 @@ package calendar_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -249,6 +250,40 @@ func TestMoveKeepsOrChangesRoom(t *testing.T) {
 		move(ids[3], monday(9, 0)) // Box 1 is p0's at 09:00: Box 2
 		if got := room(ids[3]); got != "Box 2" {
 			t.Errorf("after a move onto its room's booking, room = %q", got)
+		}
+	})
+}
+
+// TestSlotsWithoutANeedUnchanged: adding rooms, and a room need to another
+// service, leaves the free slots and capacity of a service needing none
+// byte for byte as they were.
+func TestSlotsWithoutANeedUnchanged(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		ctx := context.Background()
+		acct, res := clinic(t, store, "unchanged", 4)
+		now := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+		insertAppointments(t, store, acct, res, randomAppointments(4, 200, now, 7))
+		read := func() string {
+			t.Helper()
+			list, err := calendar.ListFreeSlots(ctx, store, acct, calendar.SlotsQuery{ServiceID: res.IDs.Services["s30"], Days: 7, Limit: calendar.SlotLimitMax}, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			av, err := calendar.ComputeAvailability(ctx, store, acct, calendar.AvailabilityQuery{Days: 7, ServiceIDs: []int64{res.IDs.Services["s30"]}}, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _ := json.Marshal([]any{list, av})
+			return string(out)
+		}
+		before := read()
+		if _, err := (&workspace.Applier{DB: store, Now: time.Now}).Apply(ctx, []byte(`account: {slug: unchanged}
+resources: [{key: box1, name: Box 1, kind: room}]
+services: [{key: s45, resources: {kind: room}}]`)); err != nil {
+			t.Fatal(err)
+		}
+		if after := read(); after != before {
+			t.Errorf("slots of a service needing nothing changed:\n%s\n%s", before, after)
 		}
 	})
 }
