@@ -114,34 +114,25 @@ type Booking struct {
 // matching waiting-list entry: a failure leaves nothing behind, so a 500 can
 // be retried.
 func Book(ctx context.Context, store *db.DB, acct account.Account, req BookRequest, now time.Time) (Booking, error) {
-	loc, ok := LoadZone(req.Timezone)
-	if !ok {
-		return Booking{}, errs.WithDetails(errs.InvalidTimezone, map[string]any{"field": "timezone", "value": req.Timezone},
-			"timezone %q is not an IANA time zone name (e.g. Europe/Madrid).", req.Timezone)
-	}
-	start, ok := req.StartAt.In(loc)
-	if !ok {
-		return Booking{}, gapError("start_at", req.Timezone)
-	}
-	end, ok := req.EndAt.In(loc)
-	if !ok {
-		return Booking{}, gapError("end_at", req.Timezone)
-	}
-	if !instantsFit(start, end) {
-		return Booking{}, errs.WithDetails(errs.InvalidTimeRange, map[string]any{"field": "start_at", "timezone": req.Timezone},
-			"An appointment must lie between the years 0001 and 9999 in UTC.")
-	}
-	if !end.After(start) {
-		return Booking{}, errs.WithDetails(errs.InvalidTimeRange, map[string]any{"field": "end_at",
-			"start_at": clock.Format(start), "end_at": clock.Format(end)}, "end_at must be after start_at.")
-	}
-	num, err := phone.ParseWithRegion(req.Client.Phone, acct.DefaultRegion)
+	loc, start, end, num, err := resolveRequest(acct, req)
 	if err != nil {
-		return Booking{}, errs.WithDetails(errs.InvalidPhone, map[string]any{"field": "client.phone"}, "client.phone: %s.", err.Error())
+		return Booking{}, err
 	}
-
 	var out Booking
 	err = store.Transact(ctx, func(tx *db.Tx) error {
+		var err error
+		out, err = bookIn(ctx, tx, acct, req, num, start, end, loc, now)
+		return err
+	})
+	return out, err
+}
+
+// bookIn is Book's work inside its transaction, once the times and phone
+// are resolved: BookSeries calls it for each occurrence (docs/series.md).
+func bookIn(ctx context.Context, tx *db.Tx, acct account.Account, req BookRequest, num phone.Number, start, end time.Time,
+	loc *time.Location, now time.Time) (Booking, error) {
+	var out Booking
+	err := func() error {
 		if err := contact.LockKeys(ctx, tx, acct, contact.Keys{Nationals: []string{num.National}, Emails: []string{req.Client.Email}}); err != nil {
 			return err
 		}
@@ -179,8 +170,40 @@ func Book(ctx context.Context, store *db.DB, acct account.Account, req BookReque
 			out.Appointment.Warnings = append(out.Appointment.Warnings, ruleWarnings(breaks)...)
 		}
 		return err
-	})
+	}()
 	return out, err
+}
+
+// resolveRequest reads the request's zone, times and phone, refusing what
+// no booking can be made of.
+func resolveRequest(acct account.Account, req BookRequest) (*time.Location, time.Time, time.Time, phone.Number, error) {
+	loc, ok := LoadZone(req.Timezone)
+	if !ok {
+		return nil, time.Time{}, time.Time{}, phone.Number{}, errs.WithDetails(errs.InvalidTimezone, map[string]any{"field": "timezone", "value": req.Timezone},
+			"timezone %q is not an IANA time zone name (e.g. Europe/Madrid).", req.Timezone)
+	}
+	start, ok := req.StartAt.In(loc)
+	if !ok {
+		return nil, time.Time{}, time.Time{}, phone.Number{}, gapError("start_at", req.Timezone)
+	}
+	end, ok := req.EndAt.In(loc)
+	if !ok {
+		return nil, time.Time{}, time.Time{}, phone.Number{}, gapError("end_at", req.Timezone)
+	}
+	if !instantsFit(start, end) {
+		return nil, time.Time{}, time.Time{}, phone.Number{}, errs.WithDetails(errs.InvalidTimeRange, map[string]any{"field": "start_at", "timezone": req.Timezone},
+			"An appointment must lie between the years 0001 and 9999 in UTC.")
+	}
+	if !end.After(start) {
+		return nil, time.Time{}, time.Time{}, phone.Number{}, errs.WithDetails(errs.InvalidTimeRange, map[string]any{"field": "end_at",
+			"start_at": clock.Format(start), "end_at": clock.Format(end)}, "end_at must be after start_at.")
+	}
+	num, err := phone.ParseWithRegion(req.Client.Phone, acct.DefaultRegion)
+	if err != nil {
+		return nil, time.Time{}, time.Time{}, phone.Number{}, errs.WithDetails(errs.InvalidPhone, map[string]any{"field": "client.phone"}, "client.phone: %s.", err.Error())
+	}
+
+	return loc, start, end, num, nil
 }
 
 // greetingName is how messages address the client: the first name, else
