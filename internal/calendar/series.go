@@ -151,4 +151,3 @@ func CheckRecurrence(rec Recurrence) error {
 	}
 	return nil
 }
-
