@@ -60,6 +60,9 @@ type BookRequest struct {
 	// each broken rule is a breaks_booking_rule warning
 	// (docs/booking-rules.md).
 	KeepRules bool
+	// series is the weekly series the booking is an occurrence of
+	// (BookSeries, docs/series.md); 0 for a single booking.
+	series int64
 }
 
 // Colored is the {id, name, color} shape of a service or event type in an
@@ -165,7 +168,7 @@ func bookIn(ctx context.Context, tx *db.Tx, acct account.Account, req BookReques
 			return broken
 		}
 		out, err = insertBooking(ctx, tx, acct, newBooking{svc: svc, pro: pro, et: et, client: client, created: created,
-			start: start, end: end, loc: loc, timezone: req.Timezone, notes: req.Notes, source: cmp.Or(req.Source, "api")}, now)
+			start: start, end: end, loc: loc, timezone: req.Timezone, notes: req.Notes, source: cmp.Or(req.Source, "api"), series: req.series}, now)
 		if err == nil {
 			out.Appointment.Warnings = append(out.Appointment.Warnings, ruleWarnings(breaks)...)
 		}
@@ -338,6 +341,7 @@ type newBooking struct {
 	source        string // api, waitlist
 	confirmed     bool   // the client already said yes (a seat offer accepted by reply)
 	keepHoldEntry int64  // a seat offer's entry being booked: its hold is consumed, not released
+	series        int64  // the weekly series (docs/series.md): its one confirmation request is BookSeries'
 }
 
 // insertBooking writes an appointment and what a booking sets off, in tx:
@@ -384,17 +388,21 @@ func insertBooking(ctx context.Context, tx *db.Tx, acct account.Account, b newBo
 	// patient who just accepted a seat by reply is not asked to confirm it.
 	err = jobs.QueueBookingNotifications(ctx, tx, acct, jobs.Booking{AppointmentID: id, ClientID: b.client.ID,
 		Recipient: b.client.Phone.E164(), ClientName: greetingName(b.client), ServiceName: b.svc.Name, Professional: b.pro.Name,
-		StartAt: b.start, Location: b.loc, SkipConfirmationRequest: b.confirmed}, now)
+		StartAt: b.start, Location: b.loc, SkipConfirmationRequest: b.confirmed || b.series != 0}, now)
 	if err != nil {
 		return Booking{}, err
 	}
 	if _, err := waitlist.ResolveBooked(ctx, tx, acct, b.client.ID, b.svc.ID, now); err != nil {
 		return Booking{}, err
 	}
-	if err := jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentBooked, SourceID: id, Data: map[string]any{
+	booked := map[string]any{
 		"appointment_id": id, "client_id": b.client.ID, "client_created": b.created, "service_id": b.svc.ID,
 		"calendar_profile_id": b.pro.ID, "event_type_id": b.et.ID, "start_at": clock.Format(b.start), "end_at": clock.Format(b.end),
-		"source": b.source}}); err != nil {
+		"source": b.source}
+	if b.series != 0 {
+		booked["series_id"] = b.series // additive (docs/series.md)
+	}
+	if err := jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentBooked, SourceID: id, Data: booked}); err != nil {
 		return Booking{}, err
 	}
 	return Booking{ClientID: b.client.ID, ClientCreated: b.created, Appointment: Appointment{

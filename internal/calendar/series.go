@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/jobs"
 )
 
 // Limits of a recurrence (docs/series.md), checked by every front door's
@@ -74,6 +76,7 @@ func BookSeries(ctx context.Context, store *db.DB, acct account.Account, req Boo
 			acct.ID, db.Micros(now)).Scan(&out.Series.ID); err != nil {
 			return fmt.Errorf("insert series: %w", err)
 		}
+		req.series = out.Series.ID
 		for i, s := range starts {
 			b, err := bookIn(ctx, tx, acct, req, num, s, s.Add(length), loc, now)
 			if err != nil {
@@ -89,9 +92,23 @@ func BookSeries(ctx context.Context, store *db.DB, acct account.Account, req Boo
 			out.Series.Occurrences = append(out.Series.Occurrences, SeriesOccurrence{ID: b.Appointment.ID,
 				StartAt: b.Appointment.StartAt, EndAt: b.Appointment.EndAt, Warnings: b.Appointment.Warnings})
 		}
-		return nil
+		return queueSeriesConfirmation(ctx, tx, acct, out, starts, loc, now)
 	})
 	return out, err
+}
+
+// queueSeriesConfirmation queues the series' one confirmation request, for
+// its first occurrence.
+func queueSeriesConfirmation(ctx context.Context, tx *db.Tx, acct account.Account, b SeriesBooking, starts []time.Time,
+	loc *time.Location, now time.Time) error {
+	c, err := contact.Get(ctx, tx, acct, b.ClientID)
+	if err != nil {
+		return err
+	}
+	a := b.Appointment
+	return jobs.QueueSeriesConfirmation(ctx, tx, acct, jobs.Booking{AppointmentID: a.ID, ClientID: c.ID, Recipient: c.Phone.E164(),
+		ClientName: greetingName(c), ServiceName: a.Service.Name, Professional: a.CalendarProfile.Name, StartAt: starts[0], Location: loc},
+		starts, now)
 }
 
 // occurrences lists the starts of rec from first: the same wall clock in
@@ -131,22 +148,20 @@ func occurrences(first time.Time, loc *time.Location, rec Recurrence) ([]time.Ti
 // CheckRecurrence is the recurrence's shape rule (docs/series.md); the
 // front doors' decoders report each break in their own envelope first.
 func CheckRecurrence(rec Recurrence) error {
-	bad := func(field, msg string) error {
-		return errs.WithDetails(errs.ValidationError, map[string]any{"field": "recurrence." + field}, "recurrence.%s %s", field, msg)
-	}
+	bad := func(field string) map[string]any { return map[string]any{"field": "recurrence." + field} }
 	switch {
 	case rec.Frequency != "weekly":
-		return bad("frequency", `must be "weekly".`)
+		return errs.WithDetails(errs.ValidationError, bad("frequency"), "recurrence.frequency must be \"weekly\".")
 	case rec.Interval < MinSeriesInterval || rec.Interval > MaxSeriesInterval:
-		return bad("interval", fmt.Sprintf("must be between %d and %d.", MinSeriesInterval, MaxSeriesInterval))
+		return errs.WithDetails(errs.ValidationError, bad("interval"), "recurrence.interval must be between %d and %d.", MinSeriesInterval, MaxSeriesInterval)
 	case (rec.Count == 0) == (rec.Until == ""):
-		return bad("count", "or recurrence.until: send exactly one.")
+		return errs.WithDetails(errs.ValidationError, bad("count"), "Send exactly one of recurrence.count and recurrence.until.")
 	case rec.Until == "" && (rec.Count < MinSeriesCount || rec.Count > MaxSeriesCount):
-		return bad("count", fmt.Sprintf("must be between %d and %d.", MinSeriesCount, MaxSeriesCount))
+		return errs.WithDetails(errs.ValidationError, bad("count"), "recurrence.count must be between %d and %d.", MinSeriesCount, MaxSeriesCount)
 	}
 	if rec.Until != "" {
 		if _, err := time.Parse(time.DateOnly, rec.Until); err != nil {
-			return bad("until", "must be a date, YYYY-MM-DD.")
+			return errs.WithDetails(errs.ValidationError, bad("until"), "recurrence.until must be a date, YYYY-MM-DD.")
 		}
 	}
 	return nil

@@ -3,6 +3,8 @@ package calendar_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,4 +118,56 @@ func seriesRequest(t *testing.T, start string, pro int64) calendar.BookRequest {
 	svc, et := "Short", "Visit"
 	return calendar.BookRequest{Client: calendar.ClientInput{Phone: "+34611000099", FirstName: "Curso"},
 		ServiceName: &svc, ProfessionalID: &pro, EventTypeName: &et, StartAt: s, EndAt: e, Timezone: "Europe/Madrid"}
+}
+
+// TestBookSeriesNotifications: one confirmation request for the series,
+// listing every date in the account's language; each occurrence its own
+// reminder and its own appointment.booked with series_id (docs/series.md).
+func TestBookSeriesNotifications(t *testing.T) {
+	now := time.Date(2026, 10, 1, 8, 0, 0, 0, time.UTC)
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		ctx := context.Background()
+		acct, res := clinic(t, store, "series", 1)
+		if _, err := store.Exec(ctx, `UPDATE accounts SET notifications = ?, language = 'es' WHERE id = ?`,
+			`{"confirmation_request": true, "reminders": ["24h"]}`, acct.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.Exec(ctx, `INSERT INTO webhooks (account_id, file_key, url, events) VALUES (?, 'h', 'https://example.com/h', ?)`,
+			acct.ID, `["appointment.booked"]`); err != nil {
+			t.Fatal(err)
+		}
+		b, err := calendar.BookSeries(ctx, store, acct, seriesRequest(t, "2026-10-14T10:00:00", res.IDs.Professionals["p0"]),
+			calendar.Recurrence{Frequency: "weekly", Interval: 1, Count: 3}, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := func(q string, args ...any) int {
+			var n int
+			if err := store.QueryRow(ctx, q, args...).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		var body string
+		if err := store.QueryRow(ctx, `SELECT body FROM outbox WHERE account_id = ? AND kind = 'booking_confirmation'`, acct.ID).Scan(&body); err != nil {
+			t.Fatalf("not exactly one confirmation request: %v", err)
+		}
+		for _, want := range []string{"¿confirmas tus citas", "miércoles 14 de octubre a las 10:00", "miércoles 28 de octubre a las 10:00"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("confirmation request lacks %q: %s", want, body)
+			}
+		}
+		for _, o := range b.Series.Occurrences {
+			if n := count(`SELECT COUNT(*) FROM outbox WHERE account_id = ? AND kind = 'booking_reminder' AND source_id = ?`, acct.ID, o.ID); n != 1 {
+				t.Errorf("occurrence %d has %d reminders, want 1", o.ID, n)
+			}
+			var event string
+			if err := store.QueryRow(ctx, `SELECT body FROM outbox WHERE account_id = ? AND kind = 'webhook' AND source_id = ?`, acct.ID, o.ID).Scan(&event); err != nil {
+				t.Fatalf("occurrence %d: no appointment.booked: %v", o.ID, err)
+			}
+			if want := fmt.Sprintf(`"series_id":%d`, b.Series.ID); !strings.Contains(event, want) {
+				t.Errorf("occurrence %d: event lacks %s: %s", o.ID, want, event)
+			}
+		}
+	})
 }
