@@ -60,6 +60,9 @@ type BookRequest struct {
 	// each broken rule is a breaks_booking_rule warning
 	// (docs/booking-rules.md).
 	KeepRules bool
+	// series is the weekly series the booking is an occurrence of
+	// (BookSeries, docs/series.md); 0 for a single booking.
+	series int64
 }
 
 // Colored is the {id, name, color} shape of a service or event type in an
@@ -117,34 +120,25 @@ type Booking struct {
 // matching waiting-list entry: a failure leaves nothing behind, so a 500 can
 // be retried.
 func Book(ctx context.Context, store *db.DB, acct account.Account, req BookRequest, now time.Time) (Booking, error) {
-	loc, ok := LoadZone(req.Timezone)
-	if !ok {
-		return Booking{}, errs.WithDetails(errs.InvalidTimezone, map[string]any{"field": "timezone", "value": req.Timezone},
-			"timezone %q is not an IANA time zone name (e.g. Europe/Madrid).", req.Timezone)
-	}
-	start, ok := req.StartAt.In(loc)
-	if !ok {
-		return Booking{}, gapError("start_at", req.Timezone)
-	}
-	end, ok := req.EndAt.In(loc)
-	if !ok {
-		return Booking{}, gapError("end_at", req.Timezone)
-	}
-	if !instantsFit(start, end) {
-		return Booking{}, errs.WithDetails(errs.InvalidTimeRange, map[string]any{"field": "start_at", "timezone": req.Timezone},
-			"An appointment must lie between the years 0001 and 9999 in UTC.")
-	}
-	if !end.After(start) {
-		return Booking{}, errs.WithDetails(errs.InvalidTimeRange, map[string]any{"field": "end_at",
-			"start_at": clock.Format(start), "end_at": clock.Format(end)}, "end_at must be after start_at.")
-	}
-	num, err := phone.ParseWithRegion(req.Client.Phone, acct.DefaultRegion)
+	loc, start, end, num, err := resolveRequest(acct, req)
 	if err != nil {
-		return Booking{}, errs.WithDetails(errs.InvalidPhone, map[string]any{"field": "client.phone"}, "client.phone: %s.", err.Error())
+		return Booking{}, err
 	}
-
 	var out Booking
 	err = store.Transact(ctx, func(tx *db.Tx) error {
+		var err error
+		out, err = bookIn(ctx, tx, acct, req, num, start, end, loc, now)
+		return err
+	})
+	return out, err
+}
+
+// bookIn is Book's work inside its transaction, once the times and phone
+// are resolved: BookSeries calls it for each occurrence (docs/series.md).
+func bookIn(ctx context.Context, tx *db.Tx, acct account.Account, req BookRequest, num phone.Number, start, end time.Time,
+	loc *time.Location, now time.Time) (Booking, error) {
+	var out Booking
+	err := func() error {
 		if err := contact.LockKeys(ctx, tx, acct, contact.Keys{Nationals: []string{num.National}, Emails: []string{req.Client.Email}}); err != nil {
 			return err
 		}
@@ -177,13 +171,45 @@ func Book(ctx context.Context, store *db.DB, acct account.Account, req BookReque
 			return broken
 		}
 		out, err = insertBooking(ctx, tx, acct, newBooking{svc: svc, pro: pro, et: et, client: client, created: created,
-			start: start, end: end, loc: loc, timezone: req.Timezone, notes: req.Notes, source: cmp.Or(req.Source, "api"), freeOnly: req.FreeSlotOnly}, now)
+			start: start, end: end, loc: loc, timezone: req.Timezone, notes: req.Notes, source: cmp.Or(req.Source, "api"), freeOnly: req.FreeSlotOnly, series: req.series}, now)
 		if err == nil {
 			out.Appointment.Warnings = append(out.Appointment.Warnings, ruleWarnings(breaks)...)
 		}
 		return err
-	})
+	}()
 	return out, err
+}
+
+// resolveRequest reads the request's zone, times and phone, refusing what
+// no booking can be made of.
+func resolveRequest(acct account.Account, req BookRequest) (*time.Location, time.Time, time.Time, phone.Number, error) {
+	loc, ok := LoadZone(req.Timezone)
+	if !ok {
+		return nil, time.Time{}, time.Time{}, phone.Number{}, errs.WithDetails(errs.InvalidTimezone, map[string]any{"field": "timezone", "value": req.Timezone},
+			"timezone %q is not an IANA time zone name (e.g. Europe/Madrid).", req.Timezone)
+	}
+	start, ok := req.StartAt.In(loc)
+	if !ok {
+		return nil, time.Time{}, time.Time{}, phone.Number{}, gapError("start_at", req.Timezone)
+	}
+	end, ok := req.EndAt.In(loc)
+	if !ok {
+		return nil, time.Time{}, time.Time{}, phone.Number{}, gapError("end_at", req.Timezone)
+	}
+	if !instantsFit(start, end) {
+		return nil, time.Time{}, time.Time{}, phone.Number{}, errs.WithDetails(errs.InvalidTimeRange, map[string]any{"field": "start_at", "timezone": req.Timezone},
+			"An appointment must lie between the years 0001 and 9999 in UTC.")
+	}
+	if !end.After(start) {
+		return nil, time.Time{}, time.Time{}, phone.Number{}, errs.WithDetails(errs.InvalidTimeRange, map[string]any{"field": "end_at",
+			"start_at": clock.Format(start), "end_at": clock.Format(end)}, "end_at must be after start_at.")
+	}
+	num, err := phone.ParseWithRegion(req.Client.Phone, acct.DefaultRegion)
+	if err != nil {
+		return nil, time.Time{}, time.Time{}, phone.Number{}, errs.WithDetails(errs.InvalidPhone, map[string]any{"field": "client.phone"}, "client.phone: %s.", err.Error())
+	}
+
+	return loc, start, end, num, nil
 }
 
 // greetingName is how messages address the client: the first name, else
@@ -319,6 +345,7 @@ type newBooking struct {
 	confirmed     bool   // the client already said yes (a seat offer accepted by reply)
 	keepHoldEntry int64  // a seat offer's entry being booked: its hold is consumed, not released
 	freeOnly      bool   // refuse, rather than warn, when no resource is free (docs/rooms.md)
+	series        int64  // the weekly series (docs/series.md): its one confirmation request is BookSeries'
 }
 
 // insertBooking writes an appointment and what a booking sets off, in tx:
@@ -370,17 +397,21 @@ func insertBooking(ctx context.Context, tx *db.Tx, acct account.Account, b newBo
 	// patient who just accepted a seat by reply is not asked to confirm it.
 	err = jobs.QueueBookingNotifications(ctx, tx, acct, jobs.Booking{AppointmentID: id, ClientID: b.client.ID,
 		Recipient: b.client.Phone.E164(), ClientName: greetingName(b.client), ServiceName: b.svc.Name, Professional: b.pro.Name,
-		StartAt: b.start, Location: b.loc, SkipConfirmationRequest: b.confirmed}, now)
+		StartAt: b.start, Location: b.loc, SkipConfirmationRequest: b.confirmed || b.series != 0}, now)
 	if err != nil {
 		return Booking{}, err
 	}
 	if _, err := waitlist.ResolveBooked(ctx, tx, acct, b.client.ID, b.svc.ID, now); err != nil {
 		return Booking{}, err
 	}
-	if err := jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentBooked, SourceID: id, Data: map[string]any{
+	booked := map[string]any{
 		"appointment_id": id, "client_id": b.client.ID, "client_created": b.created, "service_id": b.svc.ID,
 		"calendar_profile_id": b.pro.ID, "event_type_id": b.et.ID, "start_at": clock.Format(b.start), "end_at": clock.Format(b.end),
-		"source": b.source}}); err != nil {
+		"source": b.source}
+	if b.series != 0 {
+		booked["series_id"] = b.series // additive (docs/series.md)
+	}
+	if err := jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentBooked, SourceID: id, Data: booked}); err != nil {
 		return Booking{}, err
 	}
 	return Booking{ClientID: b.client.ID, ClientCreated: b.created, Appointment: Appointment{

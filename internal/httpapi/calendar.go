@@ -100,9 +100,14 @@ func (s *Server) handleBook(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	rep := &valid.Report{}
-	req := calendar.DecodeBooking(rep.Object(body, "model_type", "body"))
+	o := rep.Object(body, "model_type", "body")
+	req := calendar.DecodeBooking(o)
+	rec := calendar.DecodeRecurrence(o, req.StartAt)
 	if err := rep.Err(); err != nil {
 		return err
+	}
+	if rec != nil {
+		return s.bookSeries(w, r, req, *rec)
 	}
 	b, err := calendar.Book(r.Context(), s.db, accountFrom(r.Context()), req, s.clock.Now())
 	if err != nil {

@@ -71,9 +71,14 @@ func (l *Local) FindSlots(ctx context.Context, in FindSlotsIn) (calendar.SlotLis
 func (l *Local) BookAppointment(ctx context.Context, in BookAppointmentIn) (BookAppointmentOut, error) {
 	// The arguments are read as the API reads its body, by the one decoder.
 	rep := &valid.Report{}
-	req := calendar.DecodeBooking(objectOf(rep, in))
+	o := objectOf(rep, in)
+	req := calendar.DecodeBooking(o)
+	rec := calendar.DecodeRecurrence(o, req.StartAt)
 	if err := rep.Err(); err != nil {
 		return BookAppointmentOut{}, err
+	}
+	if rec != nil {
+		return l.bookSeries(ctx, req, *rec)
 	}
 	b, err := calendar.Book(ctx, l.deps.DB, l.acct, req, l.now())
 	if err != nil {

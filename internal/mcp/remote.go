@@ -53,6 +53,9 @@ func (r *Remote) BookAppointment(ctx context.Context, in BookAppointmentIn) (Boo
 		out BookAppointmentOut
 		req client.BookingRequest
 	)
+	if in.Recurrence != nil { // the client library has no recurrence yet (docs/series.md)
+		return out, errs.New(errs.ValidationError, "recurrence is not available through this MCP server yet: book the series through the API.")
+	}
 	if err := convert(in, &req); err != nil {
 		return out, err
 	}

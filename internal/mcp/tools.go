@@ -85,6 +85,7 @@ type BookAppointmentIn struct {
 	EndAt            string          `json:"end_at" jsonschema:"end, wall clock in timezone: the slot's end_at"`
 	Timezone         string          `json:"timezone" jsonschema:"IANA zone of start_at/end_at: the timezone find_slots answered with"`
 	Notes            string          `json:"notes,omitempty" jsonschema:"free notes for the team, up to 2000 characters"`
+	Recurrence       *RecurrenceIn   `json:"recurrence,omitempty" jsonschema:"repeat weekly at the same local time (a course); every occurrence is booked, each with its own warnings"`
 }
 
 // BookAppointmentOut is the booking answer.
@@ -92,6 +93,7 @@ type BookAppointmentOut struct {
 	Appointment   calendar.Appointment `json:"appointment" jsonschema:"the appointment booked; warnings lists anything unusual (outside hours, overlap) that did not stop it"`
 	ClientID      int64                `json:"client_id" jsonschema:"the client booked for"`
 	ClientCreated bool                 `json:"client_created" jsonschema:"true when the phone was new and a client was created"`
+	Series        *calendar.Series     `json:"series,omitempty" jsonschema:"with recurrence: the series id and every occurrence (id, start_at, end_at, warnings)"`
 }
 
 // AddToWaitlistIn is the single-add body.

@@ -47,6 +47,9 @@ const (
 	// ManageLink is the line appended to confirmation requests and
 	// reminders when the appointment has a manage link.
 	ManageLink = "manage_link"
+	// SeriesConfirmationRequest asks once for a whole weekly series, its
+	// dates listed one a line (docs/series.md).
+	SeriesConfirmationRequest = "series_confirmation_request"
 )
 
 // Vars fill the built-in texts.
@@ -55,28 +58,30 @@ type Vars struct {
 	Account      string // the clinic's name
 	Service      string
 	Professional string
-	When         time.Time // in the account's zone
-	Until        time.Time // a seat offer's hold, in the account's zone
-	Link         string    // the appointment's manage link
-	Code         string    // a verification code
+	When         time.Time   // in the account's zone
+	Until        time.Time   // a seat offer's hold, in the account's zone
+	Link         string      // the appointment's manage link
+	Code         string      // a verification code
+	Dates        []time.Time // a series' occurrences, in the account's zone
 }
 
 // english are the built-in texts in English: each is also the text's key
 // in the other languages' catalogue files (package locale).
 var english = map[string]string{
-	ConfirmationRequest: "Hi {name}, can you confirm your {service} appointment with {professional} on {when}? Reply YES or NO.",
-	Reminder:            "Reminder: {service} with {professional} on {when}.",
-	SeatOffer:           "Hi {name}, a {service} slot with {professional} on {when} has opened up. Would you like it? Reply YES or NO by {until}.",
-	SeatOfferAnySlot:    "Hi {name}, a {service} appointment has opened up. Would you like it? Reply by {until}.",
-	OptOut:              "You will no longer receive messages on this channel. Reply START to receive them again.",
-	OptIn:               "You will receive our messages on this channel again. Reply STOP to opt out.",
-	Confirmed:           "Thank you! Your appointment is confirmed.",
-	Declined:            "Understood, we have noted that you cannot come. Call us if you would like another appointment.",
-	SeatBooked:          "Done! Your {service} appointment with {professional} is on {when}.",
-	SeatReleased:        "All right, we will offer it to someone else. You are still on the waiting list.",
-	NoLongerAvailable:   "Sorry, that slot is no longer available. You are still on the waiting list.",
-	VerificationCode:    "Your {account} code is {code}. It expires in 10 minutes.",
-	ManageLink:          "Confirm, cancel or change: {link}",
+	ConfirmationRequest:       "Hi {name}, can you confirm your {service} appointment with {professional} on {when}? Reply YES or NO.",
+	Reminder:                  "Reminder: {service} with {professional} on {when}.",
+	SeatOffer:                 "Hi {name}, a {service} slot with {professional} on {when} has opened up. Would you like it? Reply YES or NO by {until}.",
+	SeatOfferAnySlot:          "Hi {name}, a {service} appointment has opened up. Would you like it? Reply by {until}.",
+	OptOut:                    "You will no longer receive messages on this channel. Reply START to receive them again.",
+	OptIn:                     "You will receive our messages on this channel again. Reply STOP to opt out.",
+	Confirmed:                 "Thank you! Your appointment is confirmed.",
+	Declined:                  "Understood, we have noted that you cannot come. Call us if you would like another appointment.",
+	SeatBooked:                "Done! Your {service} appointment with {professional} is on {when}.",
+	SeatReleased:              "All right, we will offer it to someone else. You are still on the waiting list.",
+	NoLongerAvailable:         "Sorry, that slot is no longer available. You are still on the waiting list.",
+	VerificationCode:          "Your {account} code is {code}. It expires in 10 minutes.",
+	ManageLink:                "Confirm, cancel or change: {link}",
+	SeriesConfirmationRequest: "Hi {name}, can you confirm your {service} appointments with {professional} on these dates? Reply YES or NO.\n{dates}",
 }
 
 var (
@@ -100,7 +105,11 @@ func Render(lang, kind string, v Vars) string {
 	if said, ok := locale.Text(lang, t); ok {
 		t = said
 	}
-	r := strings.NewReplacer(
+	dates := make([]string, len(v.Dates))
+	for i, d := range v.Dates {
+		dates[i] = "- " + FormatWhen(lang, d)
+	}
+	r := strings.NewReplacer("{dates}", strings.Join(dates, "\n"),
 		"{name}", v.Name, "{service}", v.Service, "{professional}", v.Professional,
 		"{when}", FormatWhen(lang, v.When), "{until}", v.Until.Format("15:04"),
 		"{link}", v.Link, "{code}", v.Code, "{account}", v.Account,

@@ -1,0 +1,168 @@
+package calendar
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/contact"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/jobs"
+)
+
+// Limits of a recurrence (docs/series.md), checked by every front door's
+// decoder and again by BookSeries.
+const (
+	MinSeriesInterval = 1
+	MaxSeriesInterval = 4
+	MinSeriesCount    = 2
+	MaxSeriesCount    = 52
+	MaxSeriesDays     = 366 // until is at most this many days after the first start
+)
+
+// Recurrence repeats a booking weekly (docs/series.md): every Interval
+// weeks, Count times or until the date Until ("YYYY-MM-DD", inclusive), in
+// the request's zone. Exactly one of Count and Until is set.
+type Recurrence struct {
+	Frequency string // "weekly"
+	Interval  int
+	Count     int
+	Until     string
+}
+
+// SeriesOccurrence is one appointment of a series as the response lists it.
+type SeriesOccurrence struct {
+	ID       int64     `json:"id"`
+	StartAt  string    `json:"start_at"`
+	EndAt    string    `json:"end_at"`
+	Warnings []Warning `json:"warnings"`
+}
+
+// Series is the response's data.series.
+type Series struct {
+	ID          int64              `json:"id"`
+	Occurrences []SeriesOccurrence `json:"occurrences"`
+}
+
+// SeriesBooking is what BookSeries made: the first occurrence as Book
+// returns it, and the series.
+type SeriesBooking struct {
+	Booking
+	Series Series
+}
+
+// BookSeries books every occurrence of rec as Book books one appointment,
+// all in one transaction (nothing is written when one fails) and never
+// refused for availability: each occurrence carries its own warnings
+// (docs/series.md). Occurrences keep the first start's wall-clock time in
+// the request's zone across daylight-saving changes; one whose wall clock
+// does not exist that day (a DST gap) moves forward with the clocks.
+func BookSeries(ctx context.Context, store *db.DB, acct account.Account, req BookRequest, rec Recurrence, now time.Time) (SeriesBooking, error) {
+	loc, start, end, num, err := resolveRequest(acct, req)
+	if err != nil {
+		return SeriesBooking{}, err
+	}
+	starts, err := occurrences(start, loc, rec)
+	if err != nil {
+		return SeriesBooking{}, err
+	}
+	length := end.Sub(start)
+	var out SeriesBooking
+	err = store.Transact(ctx, func(tx *db.Tx) error {
+		out = SeriesBooking{}
+		if err := tx.QueryRow(ctx, `INSERT INTO series (account_id, created_at) VALUES (?, ?) RETURNING id`,
+			acct.ID, db.Micros(now)).Scan(&out.Series.ID); err != nil {
+			return fmt.Errorf("insert series: %w", err)
+		}
+		req.series = out.Series.ID
+		for i, s := range starts {
+			b, err := bookIn(ctx, tx, acct, req, num, s, s.Add(length), loc, now)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `UPDATE appointments SET series_id = ? WHERE account_id = ? AND id = ?`,
+				out.Series.ID, acct.ID, b.Appointment.ID); err != nil {
+				return fmt.Errorf("link occurrence: %w", err)
+			}
+			if i == 0 {
+				out.Booking = b
+			}
+			out.Series.Occurrences = append(out.Series.Occurrences, SeriesOccurrence{ID: b.Appointment.ID,
+				StartAt: b.Appointment.StartAt, EndAt: b.Appointment.EndAt, Warnings: b.Appointment.Warnings})
+		}
+		return queueSeriesConfirmation(ctx, tx, acct, out, starts, loc, now)
+	})
+	return out, err
+}
+
+// queueSeriesConfirmation queues the series' one confirmation request, for
+// its first occurrence.
+func queueSeriesConfirmation(ctx context.Context, tx *db.Tx, acct account.Account, b SeriesBooking, starts []time.Time,
+	loc *time.Location, now time.Time) error {
+	c, err := contact.Get(ctx, tx, acct, b.ClientID)
+	if err != nil {
+		return err
+	}
+	a := b.Appointment
+	return jobs.QueueSeriesConfirmation(ctx, tx, acct, jobs.Booking{AppointmentID: a.ID, ClientID: c.ID, Recipient: c.Phone.E164(),
+		ClientName: greetingName(c), ServiceName: a.Service.Name, Professional: a.CalendarProfile.Name, StartAt: starts[0], Location: loc},
+		starts, now)
+}
+
+// occurrences lists the starts of rec from first: the same wall clock in
+// loc every Interval weeks.
+func occurrences(first time.Time, loc *time.Location, rec Recurrence) ([]time.Time, error) {
+	if err := CheckRecurrence(rec); err != nil {
+		return nil, err
+	}
+	w := first.In(loc)
+	at := func(k int) time.Time {
+		return time.Date(w.Year(), w.Month(), w.Day()+7*rec.Interval*k, w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), loc).UTC()
+	}
+	if rec.Count > 0 {
+		out := make([]time.Time, rec.Count)
+		for k := range out {
+			out[k] = at(k)
+		}
+		return out, nil
+	}
+	until, _ := time.Parse(time.DateOnly, rec.Until)
+	firstDay := time.Date(w.Year(), w.Month(), w.Day(), 0, 0, 0, 0, time.UTC)
+	if until.Before(firstDay) || until.After(firstDay.AddDate(0, 0, MaxSeriesDays)) {
+		return nil, errs.WithDetails(errs.ValidationError, map[string]any{"field": "recurrence.until", "value": rec.Until},
+			"recurrence.until must be between the first start's date and %d days after it.", MaxSeriesDays)
+	}
+	var out []time.Time
+	for k := 0; ; k++ {
+		s := at(k)
+		l := s.In(loc)
+		if time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, time.UTC).After(until) {
+			return out, nil
+		}
+		out = append(out, s)
+	}
+}
+
+// CheckRecurrence is the recurrence's shape rule (docs/series.md); the
+// front doors' decoders report each break in their own envelope first.
+func CheckRecurrence(rec Recurrence) error {
+	bad := func(field string) map[string]any { return map[string]any{"field": "recurrence." + field} }
+	switch {
+	case rec.Frequency != "weekly":
+		return errs.WithDetails(errs.ValidationError, bad("frequency"), "recurrence.frequency must be \"weekly\".")
+	case rec.Interval < MinSeriesInterval || rec.Interval > MaxSeriesInterval:
+		return errs.WithDetails(errs.ValidationError, bad("interval"), "recurrence.interval must be between %d and %d.", MinSeriesInterval, MaxSeriesInterval)
+	case (rec.Count == 0) == (rec.Until == ""):
+		return errs.WithDetails(errs.ValidationError, bad("count"), "Send exactly one of recurrence.count and recurrence.until.")
+	case rec.Until == "" && (rec.Count < MinSeriesCount || rec.Count > MaxSeriesCount):
+		return errs.WithDetails(errs.ValidationError, bad("count"), "recurrence.count must be between %d and %d.", MinSeriesCount, MaxSeriesCount)
+	}
+	if rec.Until != "" {
+		if _, err := time.Parse(time.DateOnly, rec.Until); err != nil {
+			return errs.WithDetails(errs.ValidationError, bad("until"), "recurrence.until must be a date, YYYY-MM-DD.")
+		}
+	}
+	return nil
+}
