@@ -71,8 +71,23 @@ func AnswerConfirmation(ctx context.Context, tx *db.Tx, acct account.Account, re
 	if err != nil || !found {
 		return c, found, err
 	}
-	c, err = SetConfirmation(ctx, tx, acct, id, status, now)
-	return c, true, err
+	if c, err = SetConfirmation(ctx, tx, acct, id, status, now); err != nil {
+		return c, true, err
+	}
+	// A course's one confirmation request lists every date: the answer is
+	// each still-booked occurrence's, each with its own event
+	// (docs/series.md).
+	siblings, err := db.QueryInt64s(ctx, tx, `SELECT id FROM appointments WHERE account_id = ? AND status = 'booked' AND id <> ?
+		AND series_id = (SELECT series_id FROM appointments WHERE account_id = ? AND id = ?) ORDER BY start_at, id`, acct.ID, id, acct.ID, id)
+	if err != nil {
+		return c, true, fmt.Errorf("series occurrences: %w", err)
+	}
+	for _, o := range siblings {
+		if _, err := SetConfirmation(ctx, tx, acct, o, status, now); err != nil {
+			return c, true, err
+		}
+	}
+	return c, true, nil
 }
 
 // SetConfirmation sets a booked appointment's confirmation_status to

@@ -169,5 +169,23 @@ func TestBookSeriesNotifications(t *testing.T) {
 				t.Errorf("occurrence %d: event lacks %s: %s", o.ID, want, event)
 			}
 		}
+
+		// The patient's "sí" to that one request confirms every session.
+		if _, err := store.Exec(ctx, `UPDATE outbox SET status = 'sent', sent_at = ? WHERE account_id = ? AND kind = 'booking_confirmation'`,
+			db.Micros(now), acct.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Transact(ctx, func(tx *db.Tx) error {
+			_, found, err := calendar.AnswerConfirmation(ctx, tx, acct, "+34611000099", calendar.ConfirmationConfirmed, now.Add(time.Minute))
+			if err == nil && !found {
+				t.Error("the series' confirmation request was not found")
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(`SELECT COUNT(*) FROM appointments WHERE account_id = ? AND series_id = ? AND confirmation_status = 'confirmed'`, acct.ID, b.Series.ID); n != 3 {
+			t.Errorf("%d of 3 sessions confirmed by the one reply", n)
+		}
 	})
 }
