@@ -99,11 +99,11 @@ func MoveAppointment(ctx context.Context, store *db.DB, acct account.Account, re
 // MoveAppointmentTx moves a booked appointment, in tx. It takes the
 // professional's booking lock (LockProfessionalTime), so two moves never
 // land in one slot, then: a start that is a free slot of the one slot
-// engine (FreeSlotAt, booking rules included) is moved to; any other start
-// (or a shift within the appointment's own old time that fits once the
-// appointment leaves it, moveIsFree) is moved to; any other start
-// is refused with *MoveRefused carrying Book's warnings there, unless
-// req.Override, which moves it and returns them. The move re-queues the
+// engine (FreeSlotAt, booking rules included), or a shift within the
+// appointment's own old time that fits once the appointment leaves it
+// (moveIsFree), is moved to; any other start is refused with *MoveRefused
+// carrying Book's warnings there, unless req.Override, which moves it and
+// returns them. The move re-queues the
 // confirmation request and reminders (coalesced: see
 // ConfirmationQuietWindow) and emits appointment.rescheduled.
 func MoveAppointmentTx(ctx context.Context, tx *db.Tx, acct account.Account, req MoveRequest, now time.Time) (Moved, error) {
