@@ -40,6 +40,7 @@ type AppointmentView struct {
 	EventTypeName      string
 	ArrivedAt          time.Time // zero unless the patient was marked arrived
 	StatusChangedAt    time.Time // the front desk's last status change; zero if none
+	SeriesID           int64     // the weekly series it is an occurrence of (docs/series.md); 0 for none
 }
 
 // ProfessionalRef is a calendar profile by name, for pickers and filters.
@@ -68,7 +69,7 @@ func ProfessionalRefs(ctx context.Context, q db.Querier, acct account.Account) (
 }
 
 const appointmentSelect = `SELECT a.id, a.start_at, a.end_at, a.status, a.source, a.confirmation_status, a.notes, a.arrived_at, a.status_changed_at,
-		c.id, c.first_name, c.last_name, c.phone_cc, c.phone_national, s.id, s.name, s.color, p.id, p.name, e.id, e.name
+		c.id, c.first_name, c.last_name, c.phone_cc, c.phone_national, s.id, s.name, s.color, p.id, p.name, e.id, e.name, a.series_id
 	FROM appointments a JOIN clients c ON c.id = a.client_id JOIN services s ON s.id = a.service_id
 	JOIN professionals p ON p.id = a.professional_id JOIN event_types e ON e.id = a.event_type_id`
 
@@ -82,9 +83,10 @@ func scanAppointment(row interface{ Scan(...any) error }) (AppointmentView, erro
 		serviceColor string
 		arrived      sql.NullInt64
 		changed      sql.NullInt64
+		series       sql.NullInt64
 	)
 	err := row.Scan(&a.ID, &start, &end, &a.Status, &a.Source, &a.ConfirmationStatus, &a.Notes, &arrived, &changed,
-		&a.ClientID, &first, &last, &cc, &national, &a.ServiceID, &a.ServiceName, &serviceColor, &a.ProfessionalID, &a.ProfessionalName, &a.EventTypeID, &a.EventTypeName)
+		&a.ClientID, &first, &last, &cc, &national, &a.ServiceID, &a.ServiceName, &serviceColor, &a.ProfessionalID, &a.ProfessionalName, &a.EventTypeID, &a.EventTypeName, &series)
 	if err != nil {
 		return a, err
 	}
@@ -99,7 +101,7 @@ func scanAppointment(row interface{ Scan(...any) error }) (AppointmentView, erro
 	if national.Valid {
 		a.ClientPhone = phone.Number{CountryCode: int(cc.Int64), National: national.String}.E164()
 	}
-	a.ServiceColor = serviceColor
+	a.ServiceColor, a.SeriesID = serviceColor, series.Int64
 	return a, nil
 }
 

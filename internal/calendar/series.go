@@ -2,6 +2,7 @@ package calendar
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -60,6 +61,41 @@ type SeriesBooking struct {
 // the request's zone across daylight-saving changes; one whose wall clock
 // does not exist that day (a DST gap) moves forward with the clocks.
 func BookSeries(ctx context.Context, store *db.DB, acct account.Account, req BookRequest, rec Recurrence, now time.Time) (SeriesBooking, error) {
+	var out SeriesBooking
+	err := store.Transact(ctx, func(tx *db.Tx) error {
+		var err error
+		out, err = bookSeriesTx(ctx, tx, acct, req, rec, now)
+		return err
+	})
+	return out, err
+}
+
+// errPreview rolls PreviewSeries' transaction back.
+var errPreview = errors.New("series preview")
+
+// PreviewSeries is what BookSeries would book now, occurrence by occurrence
+// with its warnings, written nowhere: the series is booked in a transaction
+// that is rolled back, so the preview applies exactly the rules a booking
+// applies (docs/series.md). The dashboard shows it before booking a
+// course. The ids in the answer are not kept.
+func PreviewSeries(ctx context.Context, store *db.DB, acct account.Account, req BookRequest, rec Recurrence, now time.Time) (Series, error) {
+	var out Series
+	err := store.Transact(ctx, func(tx *db.Tx) error {
+		b, err := bookSeriesTx(ctx, tx, acct, req, rec, now)
+		if err != nil {
+			return err
+		}
+		out = b.Series
+		return errPreview
+	})
+	if errors.Is(err, errPreview) {
+		err = nil
+	}
+	return out, err
+}
+
+// bookSeriesTx is BookSeries inside tx.
+func bookSeriesTx(ctx context.Context, tx *db.Tx, acct account.Account, req BookRequest, rec Recurrence, now time.Time) (SeriesBooking, error) {
 	loc, start, end, num, err := resolveRequest(acct, req)
 	if err != nil {
 		return SeriesBooking{}, err
@@ -70,31 +106,27 @@ func BookSeries(ctx context.Context, store *db.DB, acct account.Account, req Boo
 	}
 	length := end.Sub(start)
 	var out SeriesBooking
-	err = store.Transact(ctx, func(tx *db.Tx) error {
-		out = SeriesBooking{}
-		if err := tx.QueryRow(ctx, `INSERT INTO series (account_id, created_at) VALUES (?, ?) RETURNING id`,
-			acct.ID, db.Micros(now)).Scan(&out.Series.ID); err != nil {
-			return fmt.Errorf("insert series: %w", err)
+	if err := tx.QueryRow(ctx, `INSERT INTO series (account_id, created_at) VALUES (?, ?) RETURNING id`,
+		acct.ID, db.Micros(now)).Scan(&out.Series.ID); err != nil {
+		return out, fmt.Errorf("insert series: %w", err)
+	}
+	req.series = out.Series.ID
+	for i, s := range starts {
+		b, err := bookIn(ctx, tx, acct, req, num, s, s.Add(length), loc, now)
+		if err != nil {
+			return out, err
 		}
-		req.series = out.Series.ID
-		for i, s := range starts {
-			b, err := bookIn(ctx, tx, acct, req, num, s, s.Add(length), loc, now)
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, `UPDATE appointments SET series_id = ? WHERE account_id = ? AND id = ?`,
-				out.Series.ID, acct.ID, b.Appointment.ID); err != nil {
-				return fmt.Errorf("link occurrence: %w", err)
-			}
-			if i == 0 {
-				out.Booking = b
-			}
-			out.Series.Occurrences = append(out.Series.Occurrences, SeriesOccurrence{ID: b.Appointment.ID,
-				StartAt: b.Appointment.StartAt, EndAt: b.Appointment.EndAt, Warnings: b.Appointment.Warnings})
+		if _, err := tx.Exec(ctx, `UPDATE appointments SET series_id = ? WHERE account_id = ? AND id = ?`,
+			out.Series.ID, acct.ID, b.Appointment.ID); err != nil {
+			return out, fmt.Errorf("link occurrence: %w", err)
 		}
-		return queueSeriesConfirmation(ctx, tx, acct, out, starts, loc, now)
-	})
-	return out, err
+		if i == 0 {
+			out.Booking = b
+		}
+		out.Series.Occurrences = append(out.Series.Occurrences, SeriesOccurrence{ID: b.Appointment.ID,
+			StartAt: b.Appointment.StartAt, EndAt: b.Appointment.EndAt, Warnings: b.Appointment.Warnings})
+	}
+	return out, queueSeriesConfirmation(ctx, tx, acct, out, starts, loc, now)
 }
 
 // queueSeriesConfirmation queues the series' one confirmation request, for

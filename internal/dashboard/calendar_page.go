@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/calendar"
+	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/locale"
 	"github.com/frontdesk/frontdesk/internal/waitlist"
@@ -161,7 +162,21 @@ func (d *Dashboard) cancelAppointment(w http.ResponseWriter, r *http.Request, s 
 	if err != nil {
 		return err
 	}
-	if err := calendar.CancelAppointment(r.Context(), d.db, s.Account, id, calendar.Change{By: calendar.ByStaff}, d.clock.Now()); err != nil {
+	change := calendar.Change{By: calendar.ByStaff}
+	if r.PostForm.Get("scope") == "following" { // this session of a course and every later one (docs/series.md)
+		var ids []int64
+		if err := d.db.Transact(r.Context(), func(tx *db.Tx) error {
+			var err error
+			ids, err = calendar.CancelSeriesFrom(r.Context(), tx, s.Account, id, change, d.clock.Now())
+			return err
+		}); err != nil {
+			return err
+		}
+		if len(ids) > 1 {
+			d.redirect(w, r, backTo(r, Prefix+"calendar"), "ok", s.Translate("Cancelled %d sessions of the course; their pending reminders are withdrawn.", len(ids)))
+			return nil
+		}
+	} else if err := calendar.CancelAppointment(r.Context(), d.db, s.Account, id, change, d.clock.Now()); err != nil {
 		return err
 	}
 	d.redirect(w, r, backTo(r, Prefix+"calendar"), "ok", s.Translate("Appointment cancelled; its pending reminders are withdrawn."))

@@ -215,6 +215,8 @@ func warningText(s *session, warn calendar.Warning, pro string) string {
 		return s.Translate("It overlaps another appointment of %s (%s to %s).", pro, when(warn.StartAt), when(warn.EndAt))
 	case calendar.WarnBreaksBookingRule:
 		return s.Say(warn.Text)
+	case calendar.WarnHeldSlot:
+		return s.Translate("A waiting-list offer holds this time; booking takes it and releases the offer.")
 	case calendar.WarnNoResourceFree:
 		return s.Translate("No room or equipment the service needs is free at that time; the appointment keeps none.")
 	}

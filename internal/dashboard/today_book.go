@@ -26,6 +26,10 @@ type bookForm struct {
 	Start                                  time.Time
 	ClientID                               string // an id, or "new"
 	Phone, FirstName, LastName, Notes, Q   string
+	// Repeat is a course's interval in weeks (0: a single booking) and
+	// Sessions its number of sessions (book_course.go).
+	Repeat   int
+	Sessions string
 }
 
 // bookView is what book.html shows.
@@ -38,7 +42,9 @@ type bookView struct {
 	Matches      []contact.Client
 	Searched     bool
 	Error        string
-	StartValue   string // Form.Start as RFC 3339, for the hidden field
+	StartValue   string      // Form.Start as RFC 3339, for the hidden field
+	Course       *courseView // a course's sessions checked before booking (book_course.go)
+	Repeats      []int       // the intervals a course may have, in weeks
 }
 
 func (bookView) isPage() {}
@@ -52,7 +58,7 @@ func (d *Dashboard) bookingChoices(r *http.Request, s *session, f bookForm) (boo
 	if err != nil {
 		return bookView{}, err
 	}
-	v := bookView{Form: f, StartValue: f.Start.UTC().Format(time.RFC3339)}
+	v := bookView{Form: f, StartValue: f.Start.UTC().Format(time.RFC3339), Repeats: courseIntervals()}
 	found, offers := false, false
 	seenType := map[int64]bool{}
 	for _, svc := range services {
@@ -106,6 +112,8 @@ func readBookForm(r *http.Request, s *session) (bookForm, error) {
 	if f.ClientID == "" {
 		f.ClientID = "new"
 	}
+	f.Repeat, _ = strconv.Atoi(r.Form.Get("repeat"))
+	f.Sessions = strings.TrimSpace(r.Form.Get("sessions"))
 	return f, nil
 }
 
@@ -189,6 +197,9 @@ func (d *Dashboard) book(w http.ResponseWriter, r *http.Request, s *session) err
 	req, err := bookingRequest(s, f, in, start, start.Add(time.Duration(v.Service.DefaultDurationMinutes)*time.Minute))
 	if err != nil {
 		return d.bookRefused(w, r, s, v, err)
+	}
+	if f.Repeat != 0 {
+		return d.bookCourse(w, r, s, v, req)
 	}
 	b, err := calendar.Book(r.Context(), d.db, s.Account, req, d.clock.Now())
 	if err != nil {
