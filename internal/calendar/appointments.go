@@ -160,8 +160,10 @@ func GetAppointment(ctx context.Context, q db.Querier, acct account.Account, id 
 // confirmation asked afresh (no sooner than the quiet window after the
 // last request sent, confirmationNotBefore), and appointment.rescheduled
 // goes to the account's webhooks. change says who moved it (the event's
-// data.by).
-func rescheduleTx(ctx context.Context, tx *db.Tx, acct account.Account, a AppointmentView, start time.Time, professionalID int64, change Change, window time.Duration, now time.Time) (AppointmentView, error) {
+// data.by). A move of a course's sessions (MoveSeriesFrom) passes
+// noConfirmation: the course asks once for all of them.
+func rescheduleTx(ctx context.Context, tx *db.Tx, acct account.Account, a AppointmentView, start time.Time, professionalID int64, change Change,
+	window time.Duration, noConfirmation bool, now time.Time) (AppointmentView, error) {
 	id := a.ID
 	if a.Status != StatusBooked {
 		return a, errs.New(errs.ValidationError, "Only booked appointments can be rescheduled; this one is %s.", a.Status)
@@ -203,6 +205,7 @@ func rescheduleTx(ctx context.Context, tx *db.Tx, acct account.Account, a Appoin
 	if err := jobs.QueueBookingNotifications(ctx, tx, acct, jobs.Booking{
 		AppointmentID: id, ClientID: out.ClientID, Recipient: out.ClientPhone, ClientName: firstWord(out.ClientName),
 		ServiceName: out.ServiceName, Professional: out.ProfessionalName, StartAt: out.StartAt, ConfirmationAt: notBefore,
+		SkipConfirmationRequest: noConfirmation,
 	}, now); err != nil {
 		return out, err
 	}

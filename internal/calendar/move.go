@@ -34,6 +34,9 @@ type MoveRequest struct {
 	Override bool
 	// QuietWindow replaces ConfirmationQuietWindow when positive.
 	QuietWindow time.Duration
+	// noConfirmation queues no confirmation request: MoveSeriesFrom asks
+	// once for the course.
+	noConfirmation bool
 }
 
 // Moved is a move made: the appointment at its new time and, for an
@@ -137,7 +140,7 @@ func MoveAppointmentTx(ctx context.Context, tx *db.Tx, acct account.Account, req
 	if window <= 0 {
 		window = ConfirmationQuietWindow
 	}
-	moved, err := rescheduleTx(ctx, tx, acct, a, req.Start, pro, req.Change, window, now)
+	moved, err := rescheduleTx(ctx, tx, acct, a, req.Start, pro, req.Change, window, req.noConfirmation, now)
 	if err != nil {
 		return Moved{}, err
 	}

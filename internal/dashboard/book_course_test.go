@@ -103,6 +103,21 @@ func TestBookCourseFromTheGrid(t *testing.T) {
 		var client int64
 		store.QueryRow(t.Context(), `SELECT client_id FROM appointments WHERE id = ?`, ids[0]).Scan(&client)
 		u.get("/app/clients/"+itoa(client)).must(t, http.StatusOK).contains(t, ">course<", `name="scope" value="following"`)
+		// Moving the second session and the following a day later: the
+		// page offers the choice, four sessions move to Tuesdays.
+		u.get("/app/appointments/"+itoa(ids[1])+"/reschedule").must(t, http.StatusOK).contains(t, "This session and the 3 later ones")
+		p = u.post("/app/appointments/"+itoa(ids[1])+"/reschedule", url.Values{"start": {"2026-12-01T16:30"}, "scope": {"following"}, "return": {"today"}})
+		u.follow(p).must(t, http.StatusOK).contains(t, "4 sessions of the course of Nuria moved, from Tue 1 Dec, 16:30 with Dr. López.")
+		for i, day := range []string{"2026-11-23", "2026-12-01", "2026-12-08", "2026-12-15", "2026-12-22"} {
+			if n := h.count("appointments", "id = ? AND start_at = ?", ids[i], db.Micros(at(day, "16:30"))); n != 1 {
+				t.Errorf("session %d is not on %s at 16:30", i+1, day)
+			}
+		}
+		// "Only this session" moves the one.
+		u.post("/app/appointments/"+itoa(ids[1])+"/reschedule", url.Values{"start": {"2026-12-01T16:00"}, "scope": {"one"}}).must(t, http.StatusSeeOther)
+		if n := h.count("appointments", "id = ? AND start_at = ?", ids[2], db.Micros(at("2026-12-08", "16:30"))); n != 1 {
+			t.Error("moving one session moved the next")
+		}
 		// The third session and the following: two earlier ones stay.
 		p = u.post("/app/appointments/"+itoa(ids[2])+"/cancel", url.Values{"scope": {"following"}, "back": {"/app/today?date=2026-12-07"}})
 		u.follow(p).must(t, http.StatusOK).contains(t, "Cancelled 3 sessions of the course; their pending reminders are withdrawn.")

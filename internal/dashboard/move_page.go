@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/calendar"
+	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/locale"
 )
@@ -53,6 +54,8 @@ type rescheduleView struct {
 	Pick       *movePick
 	OtherValue string
 	OtherProID int64
+	Later      int    // booked sessions of its course after it (docs/series.md)
+	Scope      string // "following": move this session and the later ones
 }
 
 func (rescheduleView) isPage() {}
@@ -108,6 +111,9 @@ func (d *Dashboard) moveView(r *http.Request, s *session, id int64, date, proPar
 	if day.After(today) {
 		v.Prev = calendarDate(day.AddDate(0, 0, -1))
 	}
+	if v.Later, err = calendar.LaterSessions(r.Context(), d.db, s.Account, a); err != nil {
+		return v, err
+	}
 	sq := calendar.SlotsQuery{ServiceID: a.ServiceID, StartDate: v.Date, Days: 1, Limit: calendar.SlotLimitMax}
 	if proID != 0 {
 		sq.ProfessionalIDs = []int64{proID}
@@ -154,8 +160,20 @@ func (d *Dashboard) reschedule(w http.ResponseWriter, r *http.Request, s *sessio
 		return errs.New(errs.ValidationError, "%s", s.Translate("Choose the new date and time."))
 	}
 	pro, _ := strconv.ParseInt(r.PostForm.Get("professional_id"), 10, 64)
-	moved, err := calendar.MoveAppointment(r.Context(), d.db, s.Account, calendar.MoveRequest{AppointmentID: id, Start: start.UTC(),
-		ProfessionalID: pro, Change: calendar.Change{By: calendar.ByStaff}, Override: r.PostForm.Get("override") == "1"}, d.clock.Now())
+	req := calendar.MoveRequest{AppointmentID: id, Start: start.UTC(), ProfessionalID: pro, Change: calendar.Change{By: calendar.ByStaff},
+		Override: r.PostForm.Get("override") == "1"}
+	scope := r.PostForm.Get("scope")
+	var moves []calendar.Moved
+	err = d.db.Transact(r.Context(), func(tx *db.Tx) error {
+		if scope == "following" { // this session of a course and the later ones (docs/series.md)
+			var err error
+			moves, err = calendar.MoveSeriesFrom(r.Context(), tx, s.Account, req, d.clock.Now())
+			return err
+		}
+		m, err := calendar.MoveAppointmentTx(r.Context(), tx, s.Account, req, d.clock.Now())
+		moves = []calendar.Moved{m}
+		return err
+	})
 	var refused *calendar.MoveRefused
 	if errors.As(err, &refused) {
 		v, err := d.moveView(r, s, id, start.In(loc).Format(time.DateOnly), r.PostForm.Get("filter"), r.PostForm.Get("return"))
@@ -169,14 +187,19 @@ func (d *Dashboard) reschedule(w http.ResponseWriter, r *http.Request, s *sessio
 		for _, warn := range refused.Warnings {
 			v.Pick.Warnings = append(v.Pick.Warnings, warningText(s, warn, v.Pick.Professional.Name))
 		}
-		v.OtherValue, v.OtherProID = raw, pro
+		v.OtherValue, v.OtherProID, v.Scope = raw, pro, scope
 		d.render(w, r, s, http.StatusConflict, "reschedule", "Reschedule", "today", v)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	a := moved.Appointment
+	a := moves[0].Appointment
+	for _, m := range moves {
+		if m.Appointment.ID == id {
+			a = m.Appointment
+		}
+	}
 	to := fmt.Sprintf("%scalendar?date=%s", Prefix, a.StartAt.In(loc).Format("2006-01-02"))
 	switch r.PostForm.Get("return") {
 	case "today":
@@ -185,10 +208,18 @@ func (d *Dashboard) reschedule(w http.ResponseWriter, r *http.Request, s *sessio
 		to = fmt.Sprintf("%sclients/%d#appointments", Prefix, a.ClientID)
 	}
 	msg := s.Translate("Appointment of %s moved to %s with %s.", a.ClientName, sayDate(s.Lang, a.StartAt.In(loc), locale.ShortTime), a.ProfessionalName)
+	if len(moves) > 1 {
+		msg = s.Translate("%d sessions of the course of %s moved, from %s with %s.", len(moves), a.ClientName, sayDate(s.Lang, a.StartAt.In(loc), locale.ShortTime), a.ProfessionalName)
+	}
 	kind := "ok"
-	for _, warn := range moved.Warnings {
-		kind = "warn"
-		msg += " " + warningText(s, warn, a.ProfessionalName)
+	for _, m := range moves {
+		for _, warn := range m.Warnings {
+			kind = "warn"
+			if len(moves) > 1 {
+				msg += " " + sayDate(s.Lang, m.Appointment.StartAt.In(loc), locale.DayMonthTime) + ":"
+			}
+			msg += " " + warningText(s, warn, m.Appointment.ProfessionalName)
+		}
 	}
 	d.redirect(w, r, to, kind, msg)
 	return nil
