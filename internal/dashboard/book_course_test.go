@@ -50,7 +50,7 @@ func TestBookCourseFromTheGrid(t *testing.T) {
 			{"no number", form("sessions", "ten"), http.StatusUnprocessableEntity, []string{"A course has from 2 to 52 sessions."}},
 			{"every 5 weeks", form("repeat", "5"), http.StatusUnprocessableEntity, []string{"Choose how often the course repeats."}},
 			{"no phone", form("phone", ""), http.StatusUnprocessableEntity, []string{"Enter the new client&#39;s phone number"}},
-			{"the check", form(), http.StatusOK, []string{"The course&#39;s 5 sessions", "1 of the sessions have a conflict",
+			{"the check", form(), http.StatusOK, []string{"The course&#39;s 5 sessions", "Sessions with a conflict: 1.",
 				"Monday, 23 November, 16:30", "Monday, 30 November, 16:30", "Monday, 7 December, 16:30", "Monday, 21 December, 16:30",
 				"It overlaps another appointment of Dr. López (Mon 7 Dec, 16:30 to Mon 7 Dec, 17:00).", `name="confirm_course" value="1"`, "Book the 5 sessions"}},
 		} {
