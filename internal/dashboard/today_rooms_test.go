@@ -131,7 +131,7 @@ services: [{key: cleaning, resources: {kind: room}}]
 			p := u.get("/app/today?by=room").must(t, http.StatusOK).contains(t, `<strong aria-current="true">By room</strong>`,
 				`aria-label="Appointments grid by room"`, `<input type="hidden" name="by" value="room">`,
 				"/app/today?by=room&amp;date=2026-11-24", "Maintenance",
-				"1 appointment needs no room or equipment: it is shown by professional.")
+				"0 done or no-show. 1 appointment needs no room or equipment: it is shown by professional.")
 			// Rooms by name, then the equipment, then "No room".
 			b1, _ := p.gridHead("Box 1")
 			b2, _ := p.gridHead("Box 2")
