@@ -65,6 +65,17 @@ func TestEveryPageInSpanish(t *testing.T) {
 			t.Fatal(err)
 		}
 		spanishDayData(t, h)
+		// Rooms, for Today by room: three appointments at once for two
+		// rooms (the third in the "No room" column), a room's maintenance.
+		h.applyYAML(roomsYAML)
+		for range 3 {
+			if status, body := h.api("POST", "/api/v2/public/calendar/events", acmeKey, map[string]any{
+				"client": map[string]any{"first_name": "Lola", "phone": "+34600555666"}, "service_id": h.acme().Services["whitening"],
+				"professional_id": a.Professionals["lopez"], "event_type_id": a.EventTypes["visit"],
+				"start_at": "2026-11-23T11:00:00", "end_at": "2026-11-23T11:30:00", "timezone": "Europe/Madrid"}); status != 200 {
+				t.Fatalf("book a room: %d %v", status, body)
+			}
+		}
 		eva := h.signedIn("eva@acme.test", "eva-password")
 		// A waiting-list entry for the afternoon, and a stage move: the
 		// client page shows both, the card its history.
@@ -130,6 +141,8 @@ func TestEveryPageInSpanish(t *testing.T) {
 				t.Errorf("routes.go serves GET %s: open it in TestEveryPageInSpanish", r)
 			}
 		}
+		// A page's other modes, opened too: Today by room (docs/today.md).
+		modes := []string{"today?date=2026-11-23&by=room"}
 
 		sara := h.signedIn("sara@acme.test", "sara-password")
 		sara.post("/app/settings/me", url.Values{"language": {"es"}}).must(t, http.StatusSeeOther)
@@ -180,6 +193,10 @@ func TestEveryPageInSpanish(t *testing.T) {
 				if p.Status != http.StatusSeeOther && !strings.Contains(p.Body, `<html lang="es">`) {
 					t.Errorf("%s %s is not in Spanish", who.name, path)
 				}
+				check(who.name, path)
+			}
+			for _, path := range modes {
+				who.u.get("/app/"+path).must(t, http.StatusOK).contains(t, `<html lang="es">`, "Por sala", "Sin sala", "Mantenimiento")
 				check(who.name, path)
 			}
 		}

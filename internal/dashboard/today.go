@@ -49,17 +49,24 @@ type todayView struct {
 	Freed                            string          // after a cancel from Today: the waiting-list offer of its time
 	CancelBack                       string          // Back with freed=, filled in per appointment by the template
 	For                              *contact.Client // client_id: the client the "Book" links book for (book_for_client.go)
+	// By room (today_rooms.go): HasRooms shows the toggle (the account has
+	// an active resource, day view), ByRoom lays the grid by resource, Unroom
+	// counts the appointments left to the view by professional.
+	HasRooms, ByRoom    bool
+	ByProURL, ByRoomURL string
+	Unroom              int
 }
 
 func (todayView) isPage() {}
 
-// todayPage handles "GET /app/today?date=&view=day|week&service=&professional=":
+// todayPage handles "GET /app/today?date=&view=day|week&service=&professional=&by=room":
 // the day's appointments on a time grid with a column per active
 // professional, or (view=week) one professional's week with a column per
 // day, which stays readable on a phone. Free slots of the chosen service
 // (the account's first by default) are "Book" links; slots held by
 // waiting-list seat offers are marked; cancelled appointments are left out
-// (and counted).
+// (and counted). by=room lays the day with a column per room and piece of
+// equipment instead (today_rooms.go).
 func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session) error {
 	ctx := r.Context()
 	loc := s.Account.Location()
@@ -136,8 +143,16 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 		}
 	}
 
+	var rooms []calendar.ResourceSchedule
+	if view == "day" {
+		if rooms, err = calendar.ResourceSchedules(ctx, d.db, s.Account, from, to); err != nil {
+			return err
+		}
+	}
+	byRoom := len(rooms) > 0 && q.Get("by") == "room"
+
 	// The columns: a professional per column for a day, a day per column
-	// for a professional's week.
+	// for a professional's week, a resource per column by room.
 	g := &grid{}
 	byKey := map[string]*gridColumn{}
 	key := func(day time.Time, pro int64) string {
@@ -155,9 +170,15 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 			dd := from.AddDate(0, 0, i)
 			work[addColumn(dd, pro.ID, pro.Name)] = pro
 		}
-	} else {
+	} else if !byRoom {
 		for i := range scheds {
 			work[addColumn(day, scheds[i].ID, scheds[i].Name)] = &scheds[i]
+		}
+	}
+	var rg *roomGrid
+	if byRoom {
+		if rg, err = newRoomGrid(ctx, d.db, s.Account, g, day, rooms, scheds); err != nil {
+			return err
 		}
 	}
 	column := func(t time.Time, id int64, name string) *gridColumn {
@@ -183,7 +204,13 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 		if a.Status == calendar.StatusCancelled {
 			continue
 		}
-		if c := column(a.StartAt, a.ProfessionalID, a.ProfessionalName); c != nil {
+		var c *gridColumn
+		if rg != nil {
+			c = rg.column(a)
+		} else {
+			c = column(a.StartAt, a.ProfessionalID, a.ProfessionalName)
+		}
+		if c != nil {
 			it := &gridItem{Start: a.StartAt, End: a.EndAt, Appt: a, CanUndo: calendar.CanUndoStatus(*a, nowUTC, loc)}
 			for _, st := range calendar.OutcomeStatuses {
 				if calendar.CanMarkStatus(*a, st, nowUTC, loc) {
@@ -197,17 +224,23 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 	if err != nil {
 		return err
 	}
-	for i := range holds {
-		h := &holds[i]
-		if c := column(h.Start, h.ProfessionalID, h.ProfessionalName); c != nil {
-			c.Items = append(c.Items, &gridItem{Start: h.Start, End: h.End, Hold: h})
+	free, unroom := 0, 0
+	if rg != nil { // held offers hold no resource; free gaps are a professional's
+		rg.finish()
+		unroom = rg.Unroom
+	} else {
+		for i := range holds {
+			h := &holds[i]
+			if c := column(h.Start, h.ProfessionalID, h.ProfessionalName); c != nil {
+				c.Items = append(c.Items, &gridItem{Start: h.Start, End: h.End, Hold: h})
+			}
 		}
+		gaps, err := calendar.FreeGaps(ctx, d.db, s.Account, from, to, proID, nowUTC)
+		if err != nil {
+			return err
+		}
+		free = addGaps(gaps, svc, forClient, column)
 	}
-	gaps, err := calendar.FreeGaps(ctx, d.db, s.Account, from, to, proID, nowUTC)
-	if err != nil {
-		return err
-	}
-	free := addGaps(gaps, svc, forClient, column)
 	for c, p := range work {
 		nextDay := c.Day.AddDate(0, 0, 1)
 		c.work, c.off = within(p.Work, c.Day, nextDay), within(p.Off, c.Day, nextDay)
@@ -237,6 +270,9 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 		if forClient != nil {
 			v.Set("client_id", strconv.FormatInt(forClient.ID, 10))
 		}
+		if byRoom {
+			v.Set("by", "room")
+		}
 		return Prefix + "today?" + v.Encode()
 	}
 	var svcID int64
@@ -257,6 +293,7 @@ func (d *Dashboard) todayPage(w http.ResponseWriter, r *http.Request, s *session
 		Done: counts[calendar.StatusCompleted] + counts[calendar.StatusNoShow],
 		Held: len(holds), Free: free, Unread: unread, Zone: loc.String(), Back: withoutFreed(r.URL), For: forClient,
 		Calls: calls, Freed: freedOffer(appts, q.Get("freed"), nowUTC), CancelBack: cancelBack(r.URL),
+		HasRooms: len(rooms) > 0, ByRoom: byRoom, ByProURL: byLink(r.URL, ""), ByRoomURL: byLink(r.URL, "room"), Unroom: unroom,
 	})
 	return nil
 }

@@ -30,7 +30,8 @@ type gridTime struct {
 	Text string
 }
 
-// gridColumn is one professional on one day.
+// gridColumn is one professional on one day, or by room one resource
+// (today_rooms.go).
 type gridColumn struct {
 	Day     time.Time // midnight in the account's zone
 	ProID   int64
@@ -40,6 +41,7 @@ type gridColumn struct {
 	Work    []gridSpan // working hours
 	Off     []gridSpan // time off
 	Items   []*gridItem
+	Room    *roomHead // by room: the resource (or none) the column shows
 
 	work, off []calendar.TimeRange // what Work and Off show, laid out by layout
 }
