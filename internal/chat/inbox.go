@@ -39,28 +39,9 @@ func MarkRead(ctx context.Context, q db.Querier, acct account.Account, sessionID
 	return err
 }
 
-// Inbox views: which conversations a team member looks at.
-const (
-	ShowAll        = ""
-	ShowUnread     = "unread"
-	ShowMine       = "mine"
-	ShowUnassigned = "unassigned"
-)
-
-// InboxShows are the views besides all, for validation.
-var InboxShows = []string{ShowUnread, ShowMine, ShowUnassigned}
-
 // InboxStatuses are the statuses a team member may set: expired is the
 // system's (a conversation that ran out of its window), not a choice.
 var InboxStatuses = []string{"new", "ai_handling", "human_handling", "resolved"}
-
-// InboxFilter is a Filter (search, status, direction, disposition, order,
-// page) narrowed to one inbox view.
-type InboxFilter struct {
-	Filter
-	Show   string // ShowAll, ShowUnread, ShowMine or ShowUnassigned
-	UserID int64  // the team member whose conversations ShowMine lists
-}
 
 // InboxItem is a conversation as the inbox shows it.
 type InboxItem struct {
@@ -72,43 +53,6 @@ type InboxItem struct {
 	// (0 and "" for a conversation from the API or the workspace file).
 	ChannelID  int64
 	ChannelKey string
-}
-
-// Inbox returns one page of the account's conversations in a view, with
-// their unread state, assignee and channel, and the number of all matches.
-// A page is four queries whatever its size.
-func Inbox(ctx context.Context, q db.Querier, acct account.Account, f InboxFilter) ([]InboxItem, int, error) {
-	where, args, needsClient := f.Filter.where(acct)
-	switch f.Show {
-	case ShowUnread:
-		where += " AND " + unreadCond
-	case ShowMine:
-		where += " AND cv.assigned_user_id = ?"
-		args = append(args, f.UserID)
-	case ShowUnassigned:
-		where += " AND cv.assigned_user_id IS NULL"
-	}
-	countFrom := ` FROM conversations cv`
-	if needsClient {
-		countFrom = ` FROM conversations cv LEFT JOIN clients c ON c.account_id = cv.account_id AND c.phone_national = cv.phone_national`
-	}
-	var total int
-	if err := q.QueryRow(ctx, `SELECT COUNT(*)`+countFrom+` WHERE `+where, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count inbox: %w", err)
-	}
-	if total <= f.Offset {
-		return []InboxItem{}, total, nil
-	}
-	page, err := scanConversations(ctx, q, conversationColumns+conversationFrom+` WHERE `+where+
-		` ORDER BY `+f.order(q.Dialect())+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
-	if err != nil {
-		return nil, 0, err
-	}
-	if err := complete(ctx, q, acct, page, f.View); err != nil {
-		return nil, 0, err
-	}
-	items, err := inboxItems(ctx, q, acct, page)
-	return items, total, err
 }
 
 // InboxConversation returns one conversation of the account as the inbox
