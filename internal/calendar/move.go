@@ -90,13 +90,7 @@ func FreeSlotAt(ctx context.Context, q db.Querier, acct account.Account, service
 
 // MoveAppointment is MoveAppointmentTx in a transaction of its own.
 func MoveAppointment(ctx context.Context, store *db.DB, acct account.Account, req MoveRequest, now time.Time) (Moved, error) {
-	var out Moved
-	err := store.Transact(ctx, func(tx *db.Tx) error {
-		var err error
-		out, err = MoveAppointmentTx(ctx, tx, acct, req, now)
-		return err
-	})
-	return out, err
+	return db.InTx(ctx, store, func(tx *db.Tx) (Moved, error) { return MoveAppointmentTx(ctx, tx, acct, req, now) })
 }
 
 // MoveAppointmentTx moves a booked appointment, in tx. It takes the

@@ -50,13 +50,7 @@ var statusFrom = map[string][]string{
 // MarkAppointmentStatus runs MarkAppointmentStatusTx in a transaction of
 // its own.
 func MarkAppointmentStatus(ctx context.Context, store *db.DB, acct account.Account, id int64, status string, now time.Time) (StatusChange, error) {
-	var out StatusChange
-	err := store.Transact(ctx, func(tx *db.Tx) error {
-		var err error
-		out, err = MarkAppointmentStatusTx(ctx, tx, acct, id, status, now)
-		return err
-	})
-	return out, err
+	return db.InTx(ctx, store, func(tx *db.Tx) (StatusChange, error) { return MarkAppointmentStatusTx(ctx, tx, acct, id, status, now) })
 }
 
 // MarkAppointmentStatusTx sets status (arrived, completed or no_show) on
@@ -103,13 +97,7 @@ func MarkAppointmentStatusTx(ctx context.Context, tx *db.Tx, acct account.Accoun
 // UndoAppointmentStatus runs UndoAppointmentStatusTx in a transaction of
 // its own.
 func UndoAppointmentStatus(ctx context.Context, store *db.DB, acct account.Account, id int64, now time.Time) (StatusChange, error) {
-	var out StatusChange
-	err := store.Transact(ctx, func(tx *db.Tx) error {
-		var err error
-		out, err = UndoAppointmentStatusTx(ctx, tx, acct, id, now)
-		return err
-	})
-	return out, err
+	return db.InTx(ctx, store, func(tx *db.Tx) (StatusChange, error) { return UndoAppointmentStatusTx(ctx, tx, acct, id, now) })
 }
 
 // UndoAppointmentStatusTx puts the appointment back to the status it had

@@ -164,12 +164,10 @@ func (d *Dashboard) cancelAppointment(w http.ResponseWriter, r *http.Request, s 
 	}
 	change := calendar.Change{By: calendar.ByStaff}
 	if r.PostForm.Get("scope") == "following" { // this session of a course and every later one (docs/series.md)
-		var ids []int64
-		if err := d.db.Transact(r.Context(), func(tx *db.Tx) error {
-			var err error
-			ids, err = calendar.CancelSeriesFrom(r.Context(), tx, s.Account, id, change, d.clock.Now())
-			return err
-		}); err != nil {
+		ids, err := db.InTx(r.Context(), d.db, func(tx *db.Tx) ([]int64, error) {
+			return calendar.CancelSeriesFrom(r.Context(), tx, s.Account, id, change, d.clock.Now())
+		})
+		if err != nil {
 			return err
 		}
 		if len(ids) > 1 {

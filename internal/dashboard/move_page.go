@@ -163,16 +163,12 @@ func (d *Dashboard) reschedule(w http.ResponseWriter, r *http.Request, s *sessio
 	req := calendar.MoveRequest{AppointmentID: id, Start: start.UTC(), ProfessionalID: pro, Change: calendar.Change{By: calendar.ByStaff},
 		Override: r.PostForm.Get("override") == "1"}
 	scope := r.PostForm.Get("scope")
-	var moves []calendar.Moved
-	err = d.db.Transact(r.Context(), func(tx *db.Tx) error {
+	moves, err := db.InTx(r.Context(), d.db, func(tx *db.Tx) ([]calendar.Moved, error) {
 		if scope == "following" { // this session of a course and the later ones (docs/series.md)
-			var err error
-			moves, err = calendar.MoveSeriesFrom(r.Context(), tx, s.Account, req, d.clock.Now())
-			return err
+			return calendar.MoveSeriesFrom(r.Context(), tx, s.Account, req, d.clock.Now())
 		}
 		m, err := calendar.MoveAppointmentTx(r.Context(), tx, s.Account, req, d.clock.Now())
-		moves = []calendar.Moved{m}
-		return err
+		return []calendar.Moved{m}, err
 	})
 	var refused *calendar.MoveRefused
 	if errors.As(err, &refused) {

@@ -330,6 +330,19 @@ func (tx *Tx) Handle() *DB { return tx.db }
 // waking a worker). It never runs for a rolled-back transaction.
 func (tx *Tx) AfterCommit(fn func()) { tx.after = append(tx.after, fn) }
 
+// InTx runs fn in a transaction of its own (Transact) and returns its
+// value: the one-line form of an area's "X is XTx in a transaction of its
+// own" functions.
+func InTx[T any](ctx context.Context, store *DB, fn func(tx *Tx) (T, error)) (T, error) {
+	var out T
+	err := store.Transact(ctx, func(tx *Tx) error {
+		var err error
+		out, err = fn(tx)
+		return err
+	})
+	return out, err
+}
+
 // Transact runs fn in a transaction, committing when it returns nil and
 // rolling back on error or panic. On PostgreSQL a serialization failure or
 // deadlock is retried a few times, after a jittered pause (retryPause) so
