@@ -21,7 +21,9 @@ import (
 // (docs/series.md). The public API's series ignores allow_series.
 func TestBookSeriesKeepingRules(t *testing.T) {
 	now := time.Date(2026, 10, 1, 8, 0, 0, 0, time.UTC)
-	weekly := func(n int) calendar.Recurrence { return calendar.Recurrence{Frequency: "weekly", Interval: 1, Count: n} }
+	weekly := func(n int) calendar.Recurrence {
+		return calendar.Recurrence{Frequency: "weekly", Interval: 1, Count: n}
+	}
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		ctx := context.Background()
 		acct, res := clinic(t, store, "keep", 2)

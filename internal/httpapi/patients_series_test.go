@@ -27,7 +27,9 @@ func TestPatientBookSeries(t *testing.T) {
 			h.do("POST", calendarPath+"/events", acmeKey, booking(map[string]any{"client": client("Otro", "", "+34611000009"),
 				"start_at": day + "T10:00:00", "end_at": day + "T10:30:00"})).must(t, 200)
 		}
-		weekly := func(count int) map[string]any { return map[string]any{"frequency": "weekly", "interval": 1, "count": count} }
+		weekly := func(count int) map[string]any {
+			return map[string]any{"frequency": "weekly", "interval": 1, "count": count}
+		}
 
 		for _, test := range []struct {
 			name    string
