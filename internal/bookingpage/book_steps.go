@@ -81,8 +81,8 @@ func (p *Page) showDetails(w http.ResponseWriter, r *http.Request, bp bookingPag
 	c := carried(r)
 	v := detailsView{Steps: 3, Loc: bp.Location, Service: svc.Name, Who: svc.professionalName(choice.ProfessionalID), At: at,
 		Form: formBase{Token: p.keys.issue(bp.scope(), p.clock.Now()), Carry: c}, Values: values, Verify: bp.VerifyPhone,
-		Action: c.Link(bp.path("/details"), "service", itoa(choice.ServiceID), "professional", idParam(choice.ProfessionalID), "start", choice.Start),
-		Back:   c.Link(bp.path("/slots"), "service", itoa(choice.ServiceID), "professional", idParam(choice.ProfessionalID), "week", at.Format(time.DateOnly)),
+		Action:   c.Link(bp.path("/details"), "service", itoa(choice.ServiceID), "professional", idParam(choice.ProfessionalID), "start", choice.Start),
+		Back:     c.Link(bp.path("/slots"), "service", itoa(choice.ServiceID), "professional", idParam(choice.ProfessionalID), "week", at.Format(time.DateOnly)),
 		Sessions: values.Sessions,
 	}
 	if svc.AllowSeries {

@@ -25,7 +25,7 @@ func TestWeeklyCourseOnThePage(t *testing.T) {
 		cleaning, physio := strconv.FormatInt(ids.Services["cleaning"], 10), strconv.FormatInt(ids.Services["physio"], 10)
 		slot := func(service string) string {
 			t.Helper()
-			all := h.get("/book/demo/slots?service=" + service).must(t, 200).links("/book/demo/details?")
+			all := h.get("/book/demo/slots?service="+service).must(t, 200).links("/book/demo/details?")
 			if len(all) < 3 {
 				t.Fatalf("%d slots of service %s", len(all), service)
 			}
