@@ -59,13 +59,15 @@ type SeriesBooking struct {
 // BookSeries books every occurrence of rec as Book books one appointment,
 // all in one transaction (nothing is written when one fails) and never
 // refused for availability: each occurrence carries its own warnings
-// (docs/series.md). A door that asks for free slots only or keeps the rules
-// (the patient API) is refused with *SeriesRefused, naming every
-// occurrence that is not free or breaks a rule (each checked after the
-// earlier ones, so max_future_per_client counts them), and with
-// SeriesNotAllowed when the service's rules do not allow_series. Occurrences keep the first start's wall-clock time in
+// (docs/series.md). Occurrences keep the first start's wall-clock time in
 // the request's zone across daylight-saving changes; one whose wall clock
 // does not exist that day (a DST gap) moves forward with the clocks.
+//
+// A door that books free slots only and keeps the rules (the patient API:
+// FreeSlotOnly, KeepRules) gets each occurrence checked as a single booking
+// is, after the earlier ones are written (so max_future_per_client counts
+// them): *SeriesRefused names every occurrence refused, and
+// SeriesNotAllowed refuses a service whose rules do not allow_series.
 func BookSeries(ctx context.Context, store *db.DB, acct account.Account, req BookRequest, rec Recurrence, now time.Time) (SeriesBooking, error) {
 	loc, start, end, num, err := resolveRequest(acct, req)
 	if err != nil {
