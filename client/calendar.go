@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -165,6 +166,30 @@ type BookingRequest struct {
 	EndAt            string        `json:"end_at"`
 	Timezone         string        `json:"timezone"`
 	Notes            string        `json:"notes,omitempty"`
+	// Recurrence, when set, books a weekly series instead of one
+	// appointment (additive): the answer's Series lists every occurrence.
+	Recurrence *Recurrence `json:"recurrence,omitempty"`
+}
+
+// Recurrence repeats a booking weekly (a course of sessions): every
+// Interval weeks (1 to 4), either Count times (2 to 52, the first included)
+// or until the date Until ("YYYY-MM-DD", inclusive, in the booking's
+// Timezone, at most 366 days after StartAt's date). Set exactly one of Count
+// and Until. Every occurrence starts at the first one's wall-clock time in
+// Timezone (it keeps 10:00 across daylight-saving changes) and lasts as
+// long; each is booked as a single booking, with its own warnings, and all
+// of them or none are written. The server refuses a bad recurrence with a
+// 422 at ["body", "recurrence", …].
+type Recurrence struct {
+	Frequency string `json:"frequency"` // "weekly", the only frequency
+	Interval  int    `json:"interval"`
+	Count     int    `json:"count,omitempty"`
+	Until     string `json:"until,omitempty"`
+}
+
+// Weekly is the Recurrence of count sessions, one every interval weeks.
+func Weekly(interval, count int) *Recurrence {
+	return &Recurrence{Frequency: "weekly", Interval: interval, Count: count}
 }
 
 // WallClock formats t's wall-clock reading (in t's own location) the way
@@ -222,12 +247,49 @@ type BookingWarning struct {
 
 // Booking is the answer of Book.
 type Booking struct {
-	Appointment   Appointment `json:"data"`
+	Appointment   Appointment `json:"data"` // with a Recurrence: the first occurrence
 	ClientID      int64       `json:"client_id"`
 	ClientCreated bool        `json:"client_created"`
+	// Series is set when the request had a Recurrence (additive; the API
+	// sends it as data.series beside the first occurrence).
+	Series *Series `json:"-"`
 }
 
-// Book books an appointment. Availability never refuses it. A 500 is
+// Series is a booked weekly series: its id and every occurrence, in order
+// (the first is also Booking.Appointment).
+type Series struct {
+	ID          int64              `json:"id"`
+	Occurrences []SeriesOccurrence `json:"occurrences"`
+}
+
+// SeriesOccurrence is one appointment of a series, with its own warnings.
+type SeriesOccurrence struct {
+	ID       int64            `json:"id"`
+	StartAt  time.Time        `json:"start_at"`
+	EndAt    time.Time        `json:"end_at"`
+	Warnings []BookingWarning `json:"warnings"`
+}
+
+// UnmarshalJSON reads the booking answer, taking data.series into Series.
+func (b *Booking) UnmarshalJSON(data []byte) error {
+	type plain Booking // without this method
+	var series struct {
+		Data struct {
+			Series *Series `json:"series"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(data, (*plain)(b)); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, &series); err != nil {
+		return err
+	}
+	b.Series = series.Data.Series
+	return nil
+}
+
+// Book books an appointment, or a weekly series of them when
+// req.Recurrence is set. Availability never refuses it. A 500 is
 // retried (the contract allows it); add WithIdempotencyKey to make a retry
 // after a lost connection safe as well.
 func (c *Client) Book(ctx context.Context, req BookingRequest, opts ...CallOption) (*Booking, error) {

@@ -1,6 +1,6 @@
 // Package client is the Go client of Frontdesk's Public Integration API v2:
-// calendar (services, availability, booking), waiting lists, pipelines and
-// ingest, and chat history.
+// calendar (services, availability, booking, weekly series), waiting
+// lists, pipelines and ingest, and chat history.
 //
 //	c := client.New("https://api.example.com", "pk_live_…")
 //	res, err := c.IngestBatch(ctx, nodeUUID, client.IngestBatchRequest{

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,6 +51,16 @@ func TestMcpStdio(t *testing.T) {
 			t.Fatal(err)
 		}
 		mcptest.Conversation(t, cs)
+		// A course through the client library: the same answer as /mcp's
+		// (docs/series.md, Doors); a bad recurrence is the API's 422.
+		mcptest.Series(t, cs, "+34600111399")
+		bad := mcptest.Call(t, cs, "book_appointment", map[string]any{"client": map[string]any{"phone": "+34600111399"}, "service_id": 1,
+			"start_at": "2026-12-01T10:00:00", "end_at": "2026-12-01T10:30:00", "timezone": "Europe/Madrid",
+			"recurrence": map[string]any{"frequency": "weekly", "interval": 1, "count": 99}})
+		if got := bad.Answer(); !bad.IsError || bad.Code() != "VALIDATION_ERROR" || !strings.Contains(got, `"recurrence","count"]`) ||
+			!strings.Contains(got, "less_than_equal") {
+			t.Errorf("count 99: %s", got)
+		}
 
 		// A refusal of the server reaches the agent with its code.
 		r := mcptest.Call(t, cs, "get_conversation_messages", map[string]any{"session_id": 987654321})

@@ -9,6 +9,8 @@ package bookingpage
 import (
 	"errors"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/frontdesk/frontdesk/internal/errs"
 )
@@ -63,6 +65,12 @@ func refusal(err error) (*errs.Error, bool) {
 // any other (a phone that cannot be reached, an e-mail that is not one) in
 // the area's.
 func say(l lang, e *errs.Error) string {
+	if dates := refusedDates(l, e); len(dates) > 0 { // a weekly course (docs/series.md)
+		if e.Code == errs.BookingLimitReached {
+			return l.Translate("The course would give you more upcoming appointments than the clinic takes online, from %s. Please choose fewer sessions or call the clinic.", dates[0])
+		}
+		return l.Translate("Sorry, some sessions of the course are not free: %s. Please choose another time or fewer sessions.", strings.Join(dates, "; "))
+	}
 	switch e.Code {
 	case errs.SlotNotAvailable:
 		return l.Translate("Sorry, that time is no longer free. Please choose another time.")
@@ -78,6 +86,20 @@ func say(l lang, e *errs.Error) string {
 		return l.Translate("Choose one of the services.")
 	}
 	return l.Err(e)
+}
+
+// refusedDates are the dates a refused course names (details.dates), as
+// the page writes days; none when the refusal names none.
+func refusedDates(l lang, e *errs.Error) []string {
+	d, _ := e.Details.(map[string]any)
+	list, _ := d["dates"].([]string)
+	var out []string
+	for _, s := range list {
+		if t, err := time.Parse(time.DateOnly, s); err == nil {
+			out = append(out, l.day(t))
+		}
+	}
+	return out
 }
 
 // statusOf is the status a refused form answers with: the patient API's

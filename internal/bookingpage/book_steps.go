@@ -36,6 +36,10 @@ type detailsView struct {
 	Problems problems
 	Verify   bool
 	Back     string
+	// Repeat offers "Repeat weekly" with these session counts (2 to
+	// maxSessions) when the service allows series; Sessions is the choice.
+	Repeat   []int
+	Sessions int
 }
 
 func (detailsView) isPage() {}
@@ -77,8 +81,14 @@ func (p *Page) showDetails(w http.ResponseWriter, r *http.Request, bp bookingPag
 	c := carried(r)
 	v := detailsView{Steps: 3, Loc: bp.Location, Service: svc.Name, Who: svc.professionalName(choice.ProfessionalID), At: at,
 		Form: formBase{Token: p.keys.issue(bp.scope(), p.clock.Now()), Carry: c}, Values: values, Verify: bp.VerifyPhone,
-		Action: c.Link(bp.path("/details"), "service", itoa(choice.ServiceID), "professional", idParam(choice.ProfessionalID), "start", choice.Start),
-		Back:   c.Link(bp.path("/slots"), "service", itoa(choice.ServiceID), "professional", idParam(choice.ProfessionalID), "week", at.Format(time.DateOnly)),
+		Action:   c.Link(bp.path("/details"), "service", itoa(choice.ServiceID), "professional", idParam(choice.ProfessionalID), "start", choice.Start),
+		Back:     c.Link(bp.path("/slots"), "service", itoa(choice.ServiceID), "professional", idParam(choice.ProfessionalID), "week", at.Format(time.DateOnly)),
+		Sessions: values.Sessions,
+	}
+	if svc.AllowSeries {
+		for n := 2; n <= maxSessions; n++ {
+			v.Repeat = append(v.Repeat, n)
+		}
 	}
 	if len(bad) > 0 {
 		v.Problems = problems{}
@@ -144,6 +154,8 @@ type codeView struct {
 	Action  string   // both forms: the code, and again=1 for a new one
 	Problem string
 	Back    string
+	// Sessions is the weekly sessions asked for (0 or 1: one appointment).
+	Sessions int
 }
 
 func (codeView) isPage() {}
@@ -186,7 +198,7 @@ func (p *Page) showCode(w http.ResponseWriter, r *http.Request, bp bookingPage, 
 		Steps: 3, Loc: bp.Location, Service: svc.Name, Who: svc.professionalName(d.Slot.ProfessionalID), At: at,
 		Phone: lastDigits(d.Details.Phone), Form: formBase{Token: p.keys.issue(bp.scope(), p.clock.Now()), Carry: c},
 		Again:  formBase{Token: p.keys.issue(bp.scope(), p.clock.Now()), Carry: c},
-		Action: c.Link(bp.path("/code"), "d", sealedDraft), Problem: problem,
+		Action: c.Link(bp.path("/code"), "d", sealedDraft), Problem: problem, Sessions: d.Details.Sessions,
 		Back: c.Link(bp.path("/slots"), "service", itoa(d.Slot.ServiceID), "professional", idParam(d.Slot.ProfessionalID), "week", at.Format(time.DateOnly)),
 	})
 }

@@ -25,7 +25,12 @@ const (
 	msgLastRequired  = "Enter your last name."
 	msgTooLong       = "This is too long."
 	msgCode          = "Type the 6-digit code we sent you."
+	msgSessions      = "Choose how many weekly sessions."
 )
+
+// maxSessions is the most weekly sessions the details step offers (the
+// patient API takes up to calendar.MaxSeriesCount).
+const maxSessions = 12
 
 // problems are a form's problems: the English text (a catalogue key) the
 // form shows beside each field, by the field's name.
@@ -122,6 +127,9 @@ type details struct {
 	FirstName string `json:"f"`
 	LastName  string `json:"l"`
 	Email     string `json:"e,omitempty"`
+	// Sessions is how many weekly sessions to book, the first included (0
+	// or 1: one appointment).
+	Sessions int `json:"n,omitempty"`
 }
 
 // decodeDetails reads the details form.
@@ -142,6 +150,14 @@ func decodeDetails(form url.Values) (details, problems) {
 	for field, value := range map[string]string{"phone": d.Phone, "first_name": d.FirstName, "last_name": d.LastName, "email": d.Email} {
 		if utf8.RuneCountInString(value) > maxField {
 			bad[field] = msgTooLong
+		}
+	}
+	if v := strings.TrimSpace(form.Get("sessions")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxSessions {
+			bad["sessions"] = msgSessions
+		} else {
+			d.Sessions = n
 		}
 	}
 	return d, bad

@@ -36,6 +36,9 @@ type serviceItem struct {
 	Name            string
 	DurationMinutes int
 	Professionals   []calendar.Ref
+	// AllowSeries: the details step offers "Repeat weekly" (the service's
+	// booking rule allow_series, docs/series.md).
+	AllowSeries bool
 }
 
 // has reports whether the professional with id offers the service.
@@ -80,7 +83,8 @@ func (p *Page) openBooking(ctx context.Context, slug string) (bookingPage, error
 	out := bookingPage{page: pg, Slug: pg.Account.Slug, Name: pg.Account.Name, Language: pg.Language, Location: pg.Account.Location(),
 		VerifyPhone: pg.Settings.VerifyPhone, EmbedOrigins: pg.Settings.EmbedOrigins}
 	for _, s := range pg.Services {
-		out.Services = append(out.Services, serviceItem{ID: s.ID, Name: s.Name, DurationMinutes: s.DurationMinutes, Professionals: s.Professionals})
+		out.Services = append(out.Services, serviceItem{ID: s.ID, Name: s.Name, DurationMinutes: s.DurationMinutes, Professionals: s.Professionals,
+			AllowSeries: s.AllowSeries})
 	}
 	return out, nil
 }
@@ -109,6 +113,9 @@ type bookedStep struct {
 	Start         time.Time `json:"at"`
 	End           time.Time `json:"end"`
 	ManageURL     string    `json:"m,omitempty"`
+	// Sessions are the starts of every session of a weekly course, the
+	// first included; none for one appointment.
+	Sessions []time.Time `json:"s,omitempty"`
 }
 
 // book books d (patients.Book) with code.
@@ -119,6 +126,9 @@ func (p *Page) book(ctx context.Context, b bookingPage, d draft, code string) (b
 	if d.Slot.ProfessionalID != 0 {
 		id := d.Slot.ProfessionalID
 		in.ProfessionalID = &id
+	}
+	if d.Details.Sessions > 1 { // a weekly course: patients.Book applies the service's allow_series
+		in.Recurrence = &calendar.Recurrence{Frequency: "weekly", Interval: 1, Count: d.Details.Sessions}
 	}
 	done, err := patients.Book(ctx, p.db, b.page, in, p.clock.Now())
 	if err != nil {
@@ -131,8 +141,18 @@ func (p *Page) book(ctx context.Context, b bookingPage, d draft, code string) (b
 	}
 	svc, _ := b.service(d.Slot.ServiceID)
 	at, _ := start.In(b.Location)
-	return bookedStep{AppointmentID: done.Appointment.ID, Service: svc.Name, Professional: done.Appointment.CalendarProfile.Name,
-		Start: at, End: at.Add(time.Duration(svc.DurationMinutes) * time.Minute), ManageURL: done.ManageURL}, nil
+	out := bookedStep{AppointmentID: done.Appointment.ID, Service: svc.Name, Professional: done.Appointment.CalendarProfile.Name,
+		Start: at, End: at.Add(time.Duration(svc.DurationMinutes) * time.Minute), ManageURL: done.ManageURL}
+	if done.Series != nil {
+		for _, o := range done.Series.Occurrences {
+			s, err := time.Parse(time.RFC3339Nano, o.StartAt)
+			if err != nil {
+				return bookedStep{}, err
+			}
+			out.Sessions = append(out.Sessions, s.In(b.Location))
+		}
+	}
+	return out, nil
 }
 
 // clinic is what a manage page shows and obeys of its account.

@@ -150,6 +150,11 @@ func bookIn(ctx context.Context, tx *db.Tx, acct account.Account, req BookReques
 		if err != nil {
 			return err
 		}
+		if req.KeepRules && req.series != 0 {
+			if err := requireSeriesAllowed(ctx, tx, acct, svc); err != nil {
+				return err
+			}
+		}
 		if req.FreeSlotOnly {
 			if err := requireFree(ctx, tx, acct, pro, start, end, now); err != nil {
 				return err

@@ -28,6 +28,7 @@ const (
 	RuleBufferBefore       = bookingrules.BufferBefore
 	RuleBufferAfter        = bookingrules.BufferAfter
 	RuleMaxFuturePerClient = bookingrules.MaxFuturePerClient
+	RuleAllowSeries        = bookingrules.AllowSeries
 	RuleBuffer             = bookingrules.Buffer
 )
 
@@ -102,4 +103,16 @@ func EffectiveRules(ctx context.Context, q db.Querier, acct account.Account, ser
 		return Rules{}, fmt.Errorf("load booking rules: %w", err)
 	}
 	return bookingrules.Parse(serviceDoc).Over(bookingrules.Parse(accountDoc).Over(Rules{})), nil
+}
+
+// RulesByService reads the account's rules and every service's in one
+// query and returns the rules in force for a service by its id (the
+// account's for a service that sets none): what a page listing several
+// services shows of them.
+func RulesByService(ctx context.Context, q db.Querier, acct account.Account) (func(serviceID int64) Rules, error) {
+	book, err := loadRuleBook(ctx, q, acct)
+	if err != nil {
+		return nil, err
+	}
+	return book.of, nil
 }

@@ -211,17 +211,17 @@ func TestEffectiveRules(t *testing.T) {
 			t.Fatalf("defaults = %+v, %v", r, err)
 		}
 		setRules(t, store, "effective", map[string]any{"min_notice": "2h", "max_advance": "60d", "cancel_cutoff": "24h",
-			"buffer_before": 0, "buffer_after": 0, "max_future_per_client": 3},
-			map[string]map[string]any{"s30": {"min_notice": "12h", "buffer_after": 10, "max_future_per_client": nil}})
+			"buffer_before": 0, "buffer_after": 0, "max_future_per_client": 3, "allow_series": true},
+			map[string]map[string]any{"s30": {"min_notice": "12h", "buffer_after": 10, "max_future_per_client": nil, "allow_series": false}})
 		r, err := calendar.EffectiveRules(ctx, store, acct, res.IDs.Services["s30"])
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := describe(r); got != "notice 12h0m0s advance 1440h0m0s cutoff 24h0m0s buffers 0/10 max none" {
+		if got := describe(r); got != "notice 12h0m0s advance 1440h0m0s cutoff 24h0m0s buffers 0/10 max none series false" {
 			t.Errorf("s30 = %s", got)
 		}
 		r, _ = calendar.EffectiveRules(ctx, store, acct, res.IDs.Services["s45"])
-		if got := describe(r); got != "notice 2h0m0s advance 1440h0m0s cutoff 24h0m0s buffers 0/0 max 3" {
+		if got := describe(r); got != "notice 2h0m0s advance 1440h0m0s cutoff 24h0m0s buffers 0/0 max 3 series true" {
 			t.Errorf("s45 = %s", got)
 		}
 		other := account.Account{ID: acct.ID + 1000}
@@ -232,7 +232,7 @@ func TestEffectiveRules(t *testing.T) {
 }
 
 func isDefault(r calendar.Rules) bool {
-	return r.MinNotice == 0 && r.MaxAdvance == nil && r.CancelCutoff == 0 && r.BufferBefore == 0 && r.BufferAfter == 0 && r.MaxFuturePerClient == nil
+	return r.MinNotice == 0 && r.MaxAdvance == nil && r.CancelCutoff == 0 && r.BufferBefore == 0 && r.BufferAfter == 0 && r.MaxFuturePerClient == nil && !r.AllowSeries
 }
 
 func describe(r calendar.Rules) string {
@@ -243,7 +243,7 @@ func describe(r calendar.Rules) string {
 	if r.MaxFuturePerClient != nil {
 		max = fmt.Sprint(*r.MaxFuturePerClient)
 	}
-	return fmt.Sprintf("notice %s advance %s cutoff %s buffers %d/%d max %s", r.MinNotice, adv, r.CancelCutoff, r.BufferBefore, r.BufferAfter, max)
+	return fmt.Sprintf("notice %s advance %s cutoff %s buffers %d/%d max %s series %t", r.MinNotice, adv, r.CancelCutoff, r.BufferBefore, r.BufferAfter, max, r.AllowSeries)
 }
 
 func TestParseRuleDuration(t *testing.T) {

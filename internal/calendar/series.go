@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
@@ -60,6 +62,12 @@ type SeriesBooking struct {
 // (docs/series.md). Occurrences keep the first start's wall-clock time in
 // the request's zone across daylight-saving changes; one whose wall clock
 // does not exist that day (a DST gap) moves forward with the clocks.
+//
+// A door that books free slots only and keeps the rules (the patient API:
+// FreeSlotOnly, KeepRules) gets each occurrence checked as a single booking
+// is, after the earlier ones are written (so max_future_per_client counts
+// them): *SeriesRefused names every occurrence refused, and
+// SeriesNotAllowed refuses a service whose rules do not allow_series.
 func BookSeries(ctx context.Context, store *db.DB, acct account.Account, req BookRequest, rec Recurrence, now time.Time) (SeriesBooking, error) {
 	var out SeriesBooking
 	err := store.Transact(ctx, func(tx *db.Tx) error {
@@ -111,8 +119,13 @@ func bookSeriesTx(ctx context.Context, tx *db.Tx, acct account.Account, req Book
 		return out, fmt.Errorf("insert series: %w", err)
 	}
 	req.series = out.Series.ID
+	refused := &SeriesRefused{}
 	for i, s := range starts {
 		b, err := bookIn(ctx, tx, acct, req, num, s, s.Add(length), loc, now)
+		if refusedOccurrence(err) {
+			refused.Occurrences = append(refused.Occurrences, RefusedOccurrence{StartAt: s, Err: err})
+			continue
+		}
 		if err != nil {
 			return out, err
 		}
@@ -126,7 +139,72 @@ func bookSeriesTx(ctx context.Context, tx *db.Tx, acct account.Account, req Book
 		out.Series.Occurrences = append(out.Series.Occurrences, SeriesOccurrence{ID: b.Appointment.ID,
 			StartAt: b.Appointment.StartAt, EndAt: b.Appointment.EndAt, Warnings: b.Appointment.Warnings})
 	}
+	if len(refused.Occurrences) > 0 {
+		return out, refused
+	}
 	return out, queueSeriesConfirmation(ctx, tx, acct, out, starts, loc, now)
+}
+
+// SeriesRefused refuses a series booked with BookRequest.FreeSlotOnly or
+// KeepRules: every occurrence that is not a free slot or breaks a booking
+// rule, in order; nothing is written (docs/series.md). Like *RulesBroken it
+// is not an errs.Error: the door answers it with its own codes.
+type SeriesRefused struct {
+	Occurrences []RefusedOccurrence
+}
+
+// RefusedOccurrence is one occurrence a SeriesRefused names: its start and
+// why (ErrSlotTaken, ErrSlotPast or *RulesBroken).
+type RefusedOccurrence struct {
+	StartAt time.Time
+	Err     error
+}
+
+func (e *SeriesRefused) Error() string {
+	starts := make([]string, len(e.Occurrences))
+	for i, o := range e.Occurrences {
+		starts[i] = clock.Format(o.StartAt)
+	}
+	return "occurrences of the series cannot be booked: " + strings.Join(starts, ", ")
+}
+
+// Unwrap gives each occurrence's refusal, so errors.Is(err, ErrSlotTaken)
+// and errors.As(err, **RulesBroken) see them.
+func (e *SeriesRefused) Unwrap() []error {
+	out := make([]error, len(e.Occurrences))
+	for i, o := range e.Occurrences {
+		out[i] = o.Err
+	}
+	return out
+}
+
+// refusedOccurrence says whether bookIn refused one occurrence for its
+// slot or a rule (only with FreeSlotOnly or KeepRules), rather than the
+// whole series.
+func refusedOccurrence(err error) bool {
+	var broken *RulesBroken
+	return errors.Is(err, ErrSlotTaken) || errors.Is(err, ErrSlotPast) || errors.As(err, &broken)
+}
+
+// requireSeriesAllowed refuses a series of svc for a door that keeps the
+// rules unless its rules allow_series (docs/booking-rules.md).
+func requireSeriesAllowed(ctx context.Context, tx *db.Tx, acct account.Account, svc *service) error {
+	r, err := EffectiveRules(ctx, tx, acct, svc.ID)
+	if err != nil {
+		return err
+	}
+	if !r.AllowSeries {
+		return SeriesNotAllowed(svc.Name)
+	}
+	return nil
+}
+
+// SeriesNotAllowed is the refusal of a series of a service whose rules do
+// not allow_series, for a door that keeps the rules: VALIDATION_ERROR at
+// recurrence.
+func SeriesNotAllowed(service string) error {
+	return errs.WithDetails(errs.ValidationError, map[string]any{"field": "recurrence", "rule": RuleAllowSeries},
+		"%s cannot be booked as a weekly course online; book one appointment.", service)
 }
 
 // queueSeriesConfirmation queues the series' one confirmation request, for

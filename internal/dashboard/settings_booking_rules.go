@@ -17,10 +17,17 @@ import (
 )
 
 // ruleField is one rule's form field: its value at this level ("" when
-// the level does not set it) and what holds when it is left empty.
+// the level does not set it) and what holds when it is left empty. A rule
+// that is a switch (allow_series) has Choices: a select of empty, yes, no.
 type ruleField struct {
 	Name, Label, Hint string
 	Value, Otherwise  string
+	Choices           []ruleChoice
+}
+
+// ruleChoice is one option of a switch rule's select.
+type ruleChoice struct {
+	Value, Label string
 }
 
 // bookingRulesView is the account's booking rules page.
@@ -43,6 +50,8 @@ func ruleLabel(s *session, name string) string {
 		return s.Translate("Buffer before (minutes)")
 	case calendar.RuleBufferAfter:
 		return s.Translate("Buffer after (minutes)")
+	case calendar.RuleAllowSeries:
+		return s.Translate("Weekly courses online")
 	}
 	return s.Translate("Future appointments per client")
 }
@@ -59,6 +68,8 @@ func ruleHint(s *session, name string) string {
 		return s.Translate("Free minutes the professional keeps before each appointment, 0 to 1440.")
 	case calendar.RuleBufferAfter:
 		return s.Translate("Free minutes the professional keeps after each appointment, 0 to 1440.")
+	case calendar.RuleAllowSeries:
+		return s.Translate("Whether patients may book a weekly course of sessions at once on the booking page; staff always may.")
 	}
 	return s.Translate("How many future appointments one client may hold, 1 to 1000; none for no limit.")
 }
@@ -83,13 +94,19 @@ func ruleFields(s *session, set calendar.RuleSet, otherwise calendar.Rules) []ru
 	for i, name := range bookingrules.Names {
 		v, ok := values[name]
 		out[i] = ruleField{Name: name, Label: ruleLabel(s, name), Hint: ruleHint(s, name), Value: ruleText(v, ok), Otherwise: under[name]}
+		if name == calendar.RuleAllowSeries { // a switch: true or false
+			yesNo := map[string]string{"true": s.Translate("yes"), "false": s.Translate("no")}
+			out[i].Otherwise = yesNo[under[name]]
+			out[i].Choices = []ruleChoice{{"true", yesNo["true"]}, {"false", yesNo["false"]}}
+		}
 	}
 	return out
 }
 
 // effectiveValues writes rules in force as the form shows them.
 func effectiveValues(r calendar.Rules) map[string]string {
-	set := calendar.RuleSet{MinNotice: &r.MinNotice, CancelCutoff: &r.CancelCutoff, BufferBefore: &r.BufferBefore, BufferAfter: &r.BufferAfter}
+	set := calendar.RuleSet{MinNotice: &r.MinNotice, CancelCutoff: &r.CancelCutoff, BufferBefore: &r.BufferBefore, BufferAfter: &r.BufferAfter,
+		AllowSeries: &r.AllowSeries}
 	none, zero := 0, calendar.Rules{}.MinNotice
 	set.MaxAdvance, set.MaxFuturePerClient = &zero, &none
 	if r.MaxAdvance != nil {

@@ -24,6 +24,7 @@ func TestMCPBookSeries(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer cs.Close()
+		mcptest.Series(t, cs, "+34600111398") // the check the stdio door passes too
 		a := h.acme()
 		args := func(rec map[string]any) map[string]any {
 			return map[string]any{"client": map[string]any{"phone": "+34600111299", "first_name": "Curso"}, "service_id": a.Services["cleaning"],

@@ -149,8 +149,11 @@ func (s *Server) handlePatientBook(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"status": "success",
-		"data": map[string]any{"appointment": b.Appointment, "manage_url": b.ManageURL}})
+	data := map[string]any{"appointment": b.Appointment, "manage_url": b.ManageURL}
+	if b.Series != nil { // a course (docs/series.md)
+		data["series"] = b.Series
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"status": "success", "data": data})
 	return nil
 }
 

@@ -47,15 +47,13 @@ func (r *Remote) FindSlots(ctx context.Context, in FindSlotsIn) (calendar.SlotLi
 	return out, convert(s, &out)
 }
 
-// BookAppointment implements Backend: the input is the booking body.
+// BookAppointment implements Backend: the input is the booking body, its
+// recurrence included; a series answers series as Local does.
 func (r *Remote) BookAppointment(ctx context.Context, in BookAppointmentIn) (BookAppointmentOut, error) {
 	var (
 		out BookAppointmentOut
 		req client.BookingRequest
 	)
-	if in.Recurrence != nil { // the client library has no recurrence yet (docs/series.md)
-		return out, errs.New(errs.ValidationError, "recurrence is not available through this MCP server yet: book the series through the API.")
-	}
 	if err := convert(in, &req); err != nil {
 		return out, err
 	}
@@ -67,6 +65,12 @@ func (r *Remote) BookAppointment(ctx context.Context, in BookAppointmentIn) (Boo
 		return out, err
 	}
 	out.ClientID, out.ClientCreated = b.ClientID, b.ClientCreated
+	if b.Series != nil { // the request had a recurrence (docs/series.md)
+		out.Series = &calendar.Series{}
+		if err := convert(b.Series, out.Series); err != nil {
+			return out, err
+		}
+	}
 	return out, nil
 }
 

@@ -22,14 +22,18 @@ type BookInput struct {
 	Client  calendar.ClientInput
 	Code    string // the verification code; ignored when the page verifies no phones
 	Notes   string
+	// Recurrence books a weekly course from StartAt (docs/series.md) when
+	// the service's rules allow_series; nil books one appointment.
+	Recurrence *calendar.Recurrence
 }
 
 // Booked is a patient's booking: the appointment as the booking response
 // shows it, and the patient's link to manage it ("" when the server has no
 // public URL or no FRONTDESK_SECRET_KEY; docs/manage-links.md).
 type Booked struct {
-	Appointment calendar.Appointment
+	Appointment calendar.Appointment // with a Recurrence: the first session
 	ManageURL   string
+	Series      *calendar.Series // with a Recurrence: every session
 }
 
 // Book books a listed free slot of one of the page's services for the
@@ -38,13 +42,19 @@ type Booked struct {
 // (confirmation request, reminders, appointment.booked, waiting-list
 // resolution). A known phone books as that client (names sent are
 // ignored). Refusals: SERVICE_NOT_FOUND, VERIFICATION_FAILED (when the page
-// verifies phones), SLOT_NOT_AVAILABLE, BOOKING_LIMIT_REACHED. A code books
-// once: it is marked used before the booking and given back only when the
-// booking is refused.
+// verifies phones), SLOT_NOT_AVAILABLE, BOOKING_LIMIT_REACHED, and
+// VALIDATION_ERROR at recurrence for a course of a service whose rules do
+// not allow_series. A course is booked whole or not at all: every session a
+// free slot that keeps the rules (docs/series.md). A code books once: it is
+// marked used before the booking and given back only when the booking is
+// refused; one code books a whole course.
 func Book(ctx context.Context, store *db.DB, p Page, in BookInput, now time.Time) (Booked, error) {
 	svc, ok := p.Service(in.ServiceID)
 	if !ok {
 		return Booked{}, serviceNotFound(p, in.ServiceID)
+	}
+	if in.Recurrence != nil && !svc.AllowSeries { // BookSeries refuses it too, in its transaction
+		return Booked{}, calendar.SeriesNotAllowed(svc.Name)
 	}
 	num, err := parsePhone(p.Account, in.Client.Phone)
 	if err != nil {
@@ -82,13 +92,23 @@ func bookSlot(ctx context.Context, store *db.DB, p Page, svc Service, in BookInp
 	}
 	end := start.Add(time.Duration(svc.DurationMinutes) * time.Minute)
 	eventType := svc.eventTypeID
-	b, err := calendar.Book(ctx, store, p.Account, calendar.BookRequest{
+	req := calendar.BookRequest{
 		Client:    in.Client,
 		ServiceID: &svc.ID, ProfessionalID: &pro, EventTypeID: &eventType,
 		StartAt: instant(start), EndAt: instant(end), Timezone: loc.String(),
 		Notes: in.Notes, Source: Source, FreeSlotOnly: true, KeepRules: true,
-	}, now)
-	if err != nil {
+	}
+	var (
+		b      calendar.Booking
+		series *calendar.Series
+	)
+	if in.Recurrence != nil {
+		sb, err := calendar.BookSeries(ctx, store, p.Account, req, *in.Recurrence, now)
+		if err != nil {
+			return Booked{}, seriesRefusal(err, loc)
+		}
+		b, series = sb.Booking, &sb.Series
+	} else if b, err = calendar.Book(ctx, store, p.Account, req, now); err != nil {
 		return Booked{}, refusal(err)
 	}
 	// The booking is made: a link that cannot be made now leaves the
@@ -98,7 +118,7 @@ func bookSlot(ctx context.Context, store *db.DB, p Page, svc Service, in BookInp
 	if err != nil {
 		link = ""
 	}
-	return Booked{Appointment: b.Appointment, ManageURL: link}, nil
+	return Booked{Appointment: b.Appointment, ManageURL: link, Series: series}, nil
 }
 
 // listedProfessional returns the professional of the listed slot starting

@@ -12,7 +12,8 @@ const MaxCodeLen = 32
 // schema problem to o's report at once in the contract's 422 shape:
 // service_id, start_at and client.phone are required; professional_id is
 // optional; start_at is a date-time (datetime_parsing); the texts have the
-// booking's limits. Every door that takes a patient's booking calls it.
+// booking's limits; recurrence is the API's, read by the same decoder
+// (docs/series.md). Every door that takes a patient's booking calls it.
 func DecodeBookInput(o *valid.Object) BookInput {
 	var in BookInput
 	o.Require("service_id", "start_at", "client")
@@ -36,6 +37,7 @@ func DecodeBookInput(o *valid.Object) BookInput {
 	}
 	in.Code, _ = o.Str("code", MaxCodeLen)
 	in.Notes, _ = o.Str("notes", calendar.MaxNotesLen)
+	in.Recurrence = calendar.DecodeRecurrence(o, in.StartAt)
 	return in
 }
 

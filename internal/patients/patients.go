@@ -41,6 +41,9 @@ type Service struct {
 	Name            string         `json:"name"`
 	DurationMinutes int            `json:"duration_minutes"`
 	Professionals   []calendar.Ref `json:"professionals"`
+	// AllowSeries says whether a patient may book the service as a weekly
+	// course: its booking rule allow_series (docs/series.md).
+	AllowSeries bool `json:"allow_series"`
 	// eventTypeID is the event type a patient's booking takes: the
 	// service's first active one.
 	eventTypeID int64
@@ -62,7 +65,7 @@ func errNoPage(slug string) error {
 }
 
 // Open loads the published booking page of the account with slug: NOT_FOUND
-// for an unknown slug or a page that is not enabled. Three queries.
+// for an unknown slug or a page that is not enabled. Four queries.
 func Open(ctx context.Context, store *db.DB, slug string) (Page, error) {
 	acct, err := account.BySlug(ctx, store, slug)
 	if errs.Is(err, errs.NotFound) {
@@ -93,6 +96,10 @@ func pageServices(ctx context.Context, q db.Querier, acct account.Account, keys 
 	if err != nil {
 		return nil, err
 	}
+	rules, err := calendar.RulesByService(ctx, q, acct)
+	if err != nil {
+		return nil, err
+	}
 	var wanted map[int64]bool
 	if len(keys) > 0 {
 		ids, err := serviceIDs(ctx, q, acct, keys)
@@ -110,7 +117,7 @@ func pageServices(ctx context.Context, q db.Querier, acct account.Account, keys 
 			continue
 		}
 		out = append(out, Service{ID: s.ID, Name: s.Name, DurationMinutes: s.DefaultDurationMinutes,
-			Professionals: s.Professionals, eventTypeID: s.EventTypes[0].ID})
+			Professionals: s.Professionals, AllowSeries: rules(s.ID).AllowSeries, eventTypeID: s.EventTypes[0].ID})
 	}
 	return out, nil
 }

@@ -31,6 +31,8 @@ func TestBookingRulesValidation(t *testing.T) {
 		{"a negative buffer", `account: {slug: acme, booking_rules: {buffer_after: -5}}`, `account.booking_rules.buffer_after: -5 is not a whole number of minutes`},
 		{"a limit of 0", `account: {slug: acme, booking_rules: {max_future_per_client: 0}}`,
 			`account.booking_rules.max_future_per_client: 0 is not a whole number from 1 to 1000`},
+		{"allow_series not a boolean", `account: {slug: acme, booking_rules: {allow_series: maybe}}`,
+			`account.booking_rules.allow_series: maybe is not true or false`},
 		{"an unknown rule", `account: {slug: acme, booking_rules: {min_notise: 2h}}`, `account.booking_rules.min_notise: "min_notise" is not a booking rule (min_notice, max_advance`},
 		{"a service's rules", "account: {slug: acme}\nservices: [{key: s, name: S, booking_rules: {buffer_after: 1.5}}]",
 			`services[0].booking_rules.buffer_after: 1.5 is not a whole number of minutes`},
@@ -61,7 +63,7 @@ func TestBookingRulesApply(t *testing.T) {
 		}
 		apply(`account: {slug: acme, booking_rules: {min_notice: 2h, max_advance: 60d, cancel_cutoff: 24h, buffer_before: 0, buffer_after: 0, max_future_per_client: 3}}
 services:
-  - {key: cleaning, name: Cleaning, booking_rules: {min_notice: 12h, buffer_after: 10}}
+  - {key: cleaning, name: Cleaning, booking_rules: {min_notice: 12h, buffer_after: 10, allow_series: true}}
   - {key: physio, name: Physio}`)
 		acct, err := account.BySlug(context.Background(), store, "acme")
 		if err != nil {
@@ -86,9 +88,13 @@ services:
 			if r.MaxFuturePerClient != nil {
 				limit = strings.Repeat("I", *r.MaxFuturePerClient)
 			}
-			return r.MinNotice.String() + " " + adv + " " + r.CancelCutoff.String() + " " + strings.Repeat("b", r.BufferBefore) + "|" + strings.Repeat("a", r.BufferAfter) + " " + limit
+			series := ""
+			if r.AllowSeries {
+				series = " series"
+			}
+			return r.MinNotice.String() + " " + adv + " " + r.CancelCutoff.String() + " " + strings.Repeat("b", r.BufferBefore) + "|" + strings.Repeat("a", r.BufferAfter) + " " + limit + series
 		}
-		if got := rules("Cleaning"); got != "12h0m0s 1440h0m0s 24h0m0s |aaaaaaaaaa III" {
+		if got := rules("Cleaning"); got != "12h0m0s 1440h0m0s 24h0m0s |aaaaaaaaaa III series" {
 			t.Errorf("cleaning = %q", got)
 		}
 		if got := rules("Physio"); got != "2h0m0s 1440h0m0s 24h0m0s | III" {
@@ -96,7 +102,7 @@ services:
 		}
 		apply(`account: {slug: acme, name: Acme}
 services: [{key: cleaning, name: Cleaning}]`)
-		if got := rules("Cleaning"); got != "12h0m0s 1440h0m0s 24h0m0s |aaaaaaaaaa III" {
+		if got := rules("Cleaning"); got != "12h0m0s 1440h0m0s 24h0m0s |aaaaaaaaaa III series" {
 			t.Errorf("a file without booking_rules changed them: %q", got)
 		}
 		apply(`account: {slug: acme, booking_rules: null}

@@ -1,7 +1,7 @@
 // Package bookingrules holds the booking rules' values
 // (docs/booking-rules.md): how far ahead a patient may book, how late, how
-// much room an appointment keeps around it and how many future appointments
-// one client may hold. The account sets them; a service overrides them
+// much room an appointment keeps around it, how many future appointments
+// one client may hold and whether a patient may book a weekly course. The account sets them; a service overrides them
 // field by field. Package calendar applies them (the slot engine, booking)
 // and re-exports these names; the workspace file and the dashboard read
 // values with the same functions.
@@ -27,6 +27,7 @@ type Rules struct {
 	BufferBefore       int            // minutes the professional keeps free before an appointment
 	BufferAfter        int            // minutes the professional keeps free after it
 	MaxFuturePerClient *int           // nil: no limit; else future appointments not cancelled a client may hold
+	AllowSeries        bool           // a patient may book a weekly series (docs/series.md); staff and the API always may
 }
 
 // Rule names, as the workspace file, the stored documents and the
@@ -38,13 +39,14 @@ const (
 	BufferBefore       = "buffer_before"
 	BufferAfter        = "buffer_after"
 	MaxFuturePerClient = "max_future_per_client"
+	AllowSeries        = "allow_series"
 	// Buffer is the broken rule when an appointment's buffers (or its
 	// neighbours') collide.
 	Buffer = "buffer"
 )
 
 // Names lists the settable rules in the order forms and files show them.
-var Names = []string{MinNotice, MaxAdvance, CancelCutoff, BufferBefore, BufferAfter, MaxFuturePerClient}
+var Names = []string{MinNotice, MaxAdvance, CancelCutoff, BufferBefore, BufferAfter, MaxFuturePerClient, AllowSeries}
 
 // Bounds of the rules' values.
 const (
@@ -70,6 +72,7 @@ func ParseDuration(s string) (time.Duration, error) {
 type RuleSet struct {
 	MinNotice, MaxAdvance, CancelCutoff           *time.Duration
 	BufferBefore, BufferAfter, MaxFuturePerClient *int
+	AllowSeries                                   *bool
 }
 
 // Over returns r with the fields set sets replaced.
@@ -100,14 +103,18 @@ func (set RuleSet) Over(r Rules) Rules {
 			r.MaxFuturePerClient = &n
 		}
 	}
+	if set.AllowSeries != nil {
+		r.AllowSeries = *set.AllowSeries
+	}
 	return r
 }
 
 // Set reads one rule's value as a workspace file or a form gives it: a
 // duration text for min_notice, max_advance and cancel_cutoff; a whole
 // number (or its text) for the buffers (minutes, 0 to 1440) and
-// max_future_per_client (1 to 1000); nil is the rule's default (0, or none),
-// and so is "none" for max_advance and max_future_per_client.
+// max_future_per_client (1 to 1000); a boolean (or "true", "false") for
+// allow_series; nil is the rule's default (0, none, or false), and so is
+// "none" for max_advance and max_future_per_client.
 // The refusal names the rule and what it takes.
 func (set *RuleSet) Set(name string, v any) error {
 	if text, ok := v.(string); ok && strings.TrimSpace(text) == "none" && (name == MaxAdvance || name == MaxFuturePerClient) {
@@ -163,6 +170,17 @@ func (set *RuleSet) Set(name string, v any) error {
 			return errs.New(errs.ValidationError, "%v is not a whole number from 1 to %d.", v, MaxFutureLimit)
 		}
 		set.MaxFuturePerClient = &n
+	case AllowSeries:
+		b, ok := v.(bool)
+		if text, isText := v.(string); isText {
+			b, ok = map[string]bool{"true": true, "false": false}[strings.TrimSpace(text)]
+		} else if v == nil {
+			ok = true
+		}
+		if !ok {
+			return errs.New(errs.ValidationError, "%v is not true or false.", v)
+		}
+		set.AllowSeries = &b
 	default:
 		return errs.New(errs.ValidationError, "%q is not a booking rule (%s).", name, strings.Join(Names, ", "))
 	}
@@ -220,6 +238,9 @@ func (set RuleSet) Values() map[string]any {
 		if *p > 0 {
 			out[MaxFuturePerClient] = *p
 		}
+	}
+	if set.AllowSeries != nil {
+		out[AllowSeries] = *set.AllowSeries
 	}
 	return out
 }
