@@ -78,12 +78,7 @@ func ComputeAvailability(ctx context.Context, q db.Querier, acct account.Account
 	if err != nil {
 		return Availability{}, err
 	}
-	free, err := freeTime(ctx, q, acct, professionalsOf(services), w.from(), w.to(), now, rules)
-	if err != nil {
-		return Availability{}, err
-	}
-	lo, hi := resourceSpan(w.from(), w.to(), rules)
-	pool, err := loadResources(ctx, q, acct, services, lo, hi, rules, 0)
+	free, pool, err := slotEngine(ctx, q, acct, services, professionalsOf(services), w.from(), w.to(), now, rules)
 	if err != nil {
 		return Availability{}, err
 	}
@@ -248,12 +243,7 @@ func FreeSlots(ctx context.Context, q db.Querier, acct account.Account, serviceI
 	if err != nil {
 		return nil, err
 	}
-	free, err := freeTime(ctx, q, acct, professionalsOf(services), from, to, now, rules)
-	if err != nil {
-		return nil, err
-	}
-	lo, hi := resourceSpan(from, to, rules)
-	pool, err := loadResources(ctx, q, acct, services, lo, hi, rules, 0)
+	free, pool, err := slotEngine(ctx, q, acct, services, professionalsOf(services), from, to, now, rules)
 	if err != nil {
 		return nil, err
 	}

@@ -61,12 +61,7 @@ func FreeGaps(ctx context.Context, q db.Querier, acct account.Account, from, to 
 	if err != nil {
 		return nil, err
 	}
-	free, err := freeTime(ctx, q, acct, pros, from, to, now, rules)
-	if err != nil {
-		return nil, err
-	}
-	lo, hi := resourceSpan(from, to, rules)
-	pool, err := loadResources(ctx, q, acct, cat.services, lo, hi, rules, 0)
+	free, pool, err := slotEngine(ctx, q, acct, cat.services, pros, from, to, now, rules)
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,7 @@ type resource struct {
 // passes and no query ran.
 type resourcePool struct {
 	accepts map[int64][]*resource // service id -> acceptable resources by id
+	used    []*resource           // every resource some service accepts, by id
 }
 
 // loadResources reads, for the services among services that need a
@@ -46,6 +47,22 @@ type resourcePool struct {
 // under rules; except left out) and their time off. Two queries whatever
 // the window, none when no service needs a resource.
 func loadResources(ctx context.Context, q db.Querier, acct account.Account, services []*service, lo, hi int64, rules *ruleBook, except int64) (*resourcePool, error) {
+	pool, err := resourceDefs(ctx, q, acct, services)
+	if err != nil || pool == nil || len(pool.used) == 0 {
+		return pool, err
+	}
+	busy, err := readBusy(ctx, q, acct, busyQuery{resources: pool.ids(), lo: lo, hi: hi, rules: rules, except: except})
+	if err != nil {
+		return nil, fmt.Errorf("load resources' busy time: %w", err)
+	}
+	pool.setBusy(busy.resources)
+	return pool, nil
+}
+
+// resourceDefs reads, for the services among services that need a
+// resource, their acceptable active resources, without busy time. One
+// query, none (and nil) when no service needs a resource.
+func resourceDefs(ctx context.Context, q db.Querier, acct account.Account, services []*service) (*resourcePool, error) {
 	needing := slices.DeleteFunc(slices.Clone(services), func(s *service) bool { return s.Need == "" })
 	if len(needing) == 0 {
 		return nil, nil
@@ -98,55 +115,31 @@ func loadResources(ctx context.Context, q db.Querier, acct account.Account, serv
 		}
 		pool.accepts[s.ID] = acc // none: never free
 	}
-	if len(used) == 0 {
-		return pool, nil
-	}
-	ids := make([]int64, 0, len(used))
-	for id := range used {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	in, args := db.In(ids)
-	widen := int64(0)
-	if rules != nil {
-		widen = rules.maxBuffer
-	}
-	qargs := append([]any{acct.ID, lo - widen, hi + widen}, args...)
-	skip := ""
-	if except != 0 {
-		skip, qargs = " AND id <> ?", append(qargs, except)
-	}
-	qargs = append(append(qargs, acct.ID, lo, hi), args...)
-	busy, err := q.Query(ctx, `SELECT resource_id, service_id, start_at, end_at FROM appointments
-		WHERE account_id = ? AND status IN ('booked', 'arrived') AND end_at > ? AND start_at < ? AND resource_id IN `+in+skip+`
-		UNION ALL SELECT resource_id, 0, start_at, end_at FROM resource_time_off
-		WHERE account_id = ? AND end_at > ? AND start_at < ? AND resource_id IN `+in, qargs...)
-	if err != nil {
-		return nil, fmt.Errorf("load resources' busy time: %w", err)
-	}
-	defer busy.Close()
-	for busy.Next() {
-		var (
-			rid, sid int64
-			iv       interval
-		)
-		if err := busy.Scan(&rid, &sid, &iv.start, &iv.end); err != nil {
-			return nil, err
-		}
-		if sid != 0 && rules != nil {
-			r := rules.of(sid)
-			iv.start -= int64(r.BufferBefore) * microsPerMinute
-			iv.end += int64(r.BufferAfter) * microsPerMinute
-		}
-		byID[rid].busy = append(byID[rid].busy, iv)
-	}
-	if err := busy.Err(); err != nil {
-		return nil, err
-	}
 	for _, r := range all {
-		r.busy = normalize(r.busy)
+		if used[r.ID] {
+			pool.used = append(pool.used, r)
+		}
 	}
 	return pool, nil
+}
+
+// ids are the pool's resources' ids, ascending.
+func (p *resourcePool) ids() []int64 {
+	out := make([]int64, len(p.used))
+	for i, r := range p.used {
+		out[i] = r.ID
+	}
+	return out
+}
+
+// setBusy gives each of the pool's resources its busy time.
+func (p *resourcePool) setBusy(busy map[int64][]interval) {
+	if p == nil {
+		return
+	}
+	for _, r := range p.used {
+		r.busy = normalize(busy[r.ID])
+	}
 }
 
 // free returns the first acceptable resource of service s free for all of
