@@ -9,6 +9,7 @@ package calendar
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
@@ -26,6 +27,9 @@ type busyQuery struct {
 	now    int64     // holds are read while live at now
 	rules  *ruleBook // nil: appointments are not widened by buffers
 	except int64     // an appointment left out (a move's own), 0 none
+	// keepHold is a seat offer's entry whose hold is left out: the offer
+	// being booked (docs/rooms.md, "Seat offers"), 0 none.
+	keepHold int64
 }
 
 // busyTime is what readBusy found, by professional and by resource; each
@@ -127,29 +131,56 @@ func readBusy(ctx context.Context, q db.Querier, acct account.Account, bq busyQu
 	return out, readHolds(ctx, q, acct, bq, out)
 }
 
-// readHolds adds the slots held by outstanding seat offers of bq.pros:
-// busy until they expire.
+// readHolds adds the slots held by outstanding seat offers: busy for
+// their professional, and for the resource the offer holds with the slot
+// (docs/rooms.md, "Seat offers"), until the hold expires. The hold of
+// bq.keepHold (an offer being booked) is left out.
 func readHolds(ctx context.Context, q db.Querier, acct account.Account, bq busyQuery, out busyTime) error {
-	if len(bq.pros) == 0 {
+	if len(bq.pros) == 0 && len(bq.resources) == 0 {
 		return nil
 	}
-	in, args := db.In(bq.pros)
-	holds, err := q.Query(ctx, `SELECT offer_professional_id, offer_start_at, offer_end_at FROM waitlist_entries
-		WHERE account_id = ? AND status = 'queued' AND seat_expires_at > ? AND offer_end_at > ? AND offer_start_at < ? AND offer_professional_id IN `+in,
-		append([]any{acct.ID, bq.now, bq.lo, bq.hi}, args...)...)
+	proIn, proArgs := db.In(bq.pros)
+	resIn, resArgs := db.In(bq.resources)
+	args := []any{acct.ID, bq.now, bq.lo, bq.hi}
+	var cols, who string
+	switch {
+	case len(bq.resources) == 0:
+		cols, who, args = `offer_professional_id, 0`, `offer_professional_id IN `+proIn, append(args, proArgs...)
+	case len(bq.pros) == 0:
+		cols, who, args = `0, offer_resource_id`, `offer_resource_id IN `+resIn, append(args, resArgs...)
+	default:
+		cols, who = `COALESCE(offer_professional_id, 0), COALESCE(offer_resource_id, 0)`,
+			`(offer_professional_id IN `+proIn+` OR offer_resource_id IN `+resIn+`)`
+		args = append(append(args, proArgs...), resArgs...)
+	}
+	if bq.keepHold != 0 {
+		who += ` AND id <> ?`
+		args = append(args, bq.keepHold)
+	}
+	holds, err := q.Query(ctx, `SELECT `+cols+`, offer_start_at, offer_end_at FROM waitlist_entries
+		WHERE account_id = ? AND status = 'queued' AND seat_expires_at > ? AND offer_end_at > ? AND offer_start_at < ? AND `+who, args...)
 	if err != nil {
 		return fmt.Errorf("load held slots: %w", err)
 	}
 	defer holds.Close()
+	isPro := make(map[int64]bool, len(bq.pros))
+	for _, id := range bq.pros {
+		isPro[id] = true
+	}
 	for holds.Next() {
 		var (
-			pid int64
-			iv  interval
+			pid, rid int64
+			iv       interval
 		)
-		if err := holds.Scan(&pid, &iv.start, &iv.end); err != nil {
+		if err := holds.Scan(&pid, &rid, &iv.start, &iv.end); err != nil {
 			return err
 		}
-		out.pros[pid] = append(out.pros[pid], iv)
+		if isPro[pid] {
+			out.pros[pid] = append(out.pros[pid], iv)
+		}
+		if rid != 0 && slices.Contains(bq.resources, rid) {
+			out.resources[rid] = append(out.resources[rid], iv)
+		}
 	}
 	return holds.Err()
 }

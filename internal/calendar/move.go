@@ -141,7 +141,7 @@ func MoveAppointmentTx(ctx context.Context, tx *db.Tx, acct account.Account, req
 	if err != nil {
 		return Moved{}, err
 	}
-	more, err := moveResource(ctx, tx, acct, moved)
+	more, err := moveResource(ctx, tx, acct, moved, now)
 	return Moved{Appointment: moved, Warnings: append(warnings, more...)}, err
 }
 
