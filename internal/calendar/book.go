@@ -408,7 +408,7 @@ func insertBooking(ctx context.Context, tx *db.Tx, acct account.Account, b newBo
 	booked := map[string]any{
 		"appointment_id": id, "client_id": b.client.ID, "client_created": b.created, "service_id": b.svc.ID,
 		"calendar_profile_id": b.pro.ID, "event_type_id": b.et.ID, "start_at": clock.Format(b.start), "end_at": clock.Format(b.end),
-		"source": b.source}
+		"source": b.source, "resource_id": resourceID(res)} // resource_id additive (docs/rooms.md)
 	if b.series != 0 {
 		booked["series_id"] = b.series // additive (docs/series.md)
 	}
