@@ -187,8 +187,8 @@ func readHolds(ctx context.Context, q db.Querier, acct account.Account, bq busyQ
 
 // slotEngine reads what the one slot engine needs over [from, to) at now
 // for services and their professionals pros: each professional's free
-// time (freeTime) and, when a service needs a resource, the resource pool
-// (loadResources), both from one readBusy.
+// time (freeTime's) and, when a service needs a resource, the resource
+// pool, both from one readBusy.
 func slotEngine(ctx context.Context, q db.Querier, acct account.Account, services []*service, pros []*professional,
 	from, to, now time.Time, rules *ruleBook) (map[int64][]interval, *resourcePool, error) {
 	pool, err := resourceDefs(ctx, q, acct, services)
