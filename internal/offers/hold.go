@@ -54,13 +54,13 @@ func (w *writer) sendAt(now time.Time) time.Time {
 	return OfferTiming(now, 0, w.quiet, w.acct.Location()).SendAt
 }
 
-// hold gives p its seat, in tx: the entry is queued on the slot (and on
-// p.slot.ResourceID, the room or equipment it holds with it: docs/rooms.md)
-// until the
-// hold expires (OfferTiming: the hold starts when the message goes out,
-// after quiet hours), the offer's message is queued for then, and the
-// waitlist.seat_offered event is returned for the caller to emit. ok is
-// false when the entry changed since it was read (no offer, no message).
+// hold gives p its seat, in tx: the entry is queued on the slot, and on
+// p.slot.ResourceID, the room or equipment it holds with it
+// (docs/rooms.md), until the hold expires (OfferTiming: the hold starts
+// when the message goes out, after quiet hours), the offer's message is
+// queued for then, and the waitlist.seat_offered event is returned for
+// the caller to emit. ok is false when the entry changed since it was
+// read (no offer, no message).
 func (w *writer) hold(ctx context.Context, tx *db.Tx, p pick, ttl time.Duration, now time.Time) (ev jobs.Event, tm Timing, ok bool, err error) {
 	// The hold lasts seat_ttl outside quiet hours (docs/contract.md, Seat
 	// offers); a yes that arrives after the slot has begun is answered "no

@@ -107,9 +107,10 @@ func run(ctx context.Context, tx *db.Tx, l list, now time.Time) (bool, error) {
 // counts, from now on) that the entry accepts (candidate.accepts: its
 // preferred professional, time window and dates) and holds that slot
 // (writer.hold), with the resource booking would give it when its service
-// needs one (calendar.SeatResource; a slot with none left is skipped). Slots come from the calendar's slot engine, which already
-// leaves out booked time, time off and the holds of earlier offers; a slot
-// given in this run is taken for every service of the professional. except
+// needs one (calendar.SeatResource; a slot with none left is skipped).
+// Slots come from the calendar's slot engine, which already leaves out
+// booked time, time off and the holds of earlier offers; a slot given in
+// this run is taken for every service of the professional. except
 // is an entry that must not be offered in this run (it just said no, or
 // its hold was just released).
 func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now time.Time, except int64) error {
