@@ -38,6 +38,7 @@ type AppointmentView struct {
 	ProfessionalName   string
 	EventTypeID        int64
 	EventTypeName      string
+	ResourceID         int64     // the room or equipment it holds (docs/rooms.md), 0 none
 	ArrivedAt          time.Time // zero unless the patient was marked arrived
 	StatusChangedAt    time.Time // the front desk's last status change; zero if none
 	SeriesID           int64     // the weekly series it is an occurrence of (docs/series.md); 0 for none
@@ -69,7 +70,8 @@ func ProfessionalRefs(ctx context.Context, q db.Querier, acct account.Account) (
 }
 
 const appointmentSelect = `SELECT a.id, a.start_at, a.end_at, a.status, a.source, a.confirmation_status, a.notes, a.arrived_at, a.status_changed_at,
-		c.id, c.first_name, c.last_name, c.phone_cc, c.phone_national, s.id, s.name, s.color, p.id, p.name, e.id, e.name, a.series_id
+		c.id, c.first_name, c.last_name, c.phone_cc, c.phone_national, s.id, s.name, s.color, p.id, p.name, e.id, e.name,
+		COALESCE(a.resource_id, 0), a.series_id
 	FROM appointments a JOIN clients c ON c.id = a.client_id JOIN services s ON s.id = a.service_id
 	JOIN professionals p ON p.id = a.professional_id JOIN event_types e ON e.id = a.event_type_id`
 
@@ -86,7 +88,8 @@ func scanAppointment(row interface{ Scan(...any) error }) (AppointmentView, erro
 		series       sql.NullInt64
 	)
 	err := row.Scan(&a.ID, &start, &end, &a.Status, &a.Source, &a.ConfirmationStatus, &a.Notes, &arrived, &changed,
-		&a.ClientID, &first, &last, &cc, &national, &a.ServiceID, &a.ServiceName, &serviceColor, &a.ProfessionalID, &a.ProfessionalName, &a.EventTypeID, &a.EventTypeName, &series)
+		&a.ClientID, &first, &last, &cc, &national, &a.ServiceID, &a.ServiceName, &serviceColor, &a.ProfessionalID, &a.ProfessionalName, &a.EventTypeID, &a.EventTypeName,
+		&a.ResourceID, &series)
 	if err != nil {
 		return a, err
 	}
@@ -158,15 +161,17 @@ func GetAppointment(ctx context.Context, q db.Querier, acct account.Account, id 
 // checks the time first. Its pending messages are withdrawn and the
 // calendar's notifications queued again for the new time, with the
 // confirmation asked afresh (no sooner than the quiet window after the
-// last request sent, confirmationNotBefore), and appointment.rescheduled
-// goes to the account's webhooks. change says who moved it (the event's
-// data.by). A move of a course's sessions (MoveSeriesFrom) passes
-// noConfirmation: the course asks once for all of them.
+// last request sent, confirmationNotBefore), its room or equipment given
+// again at the new time (moveResource, whose warnings it returns), and
+// appointment.rescheduled goes to the account's webhooks. change says who
+// moved it (the event's data.by). A move of a course's sessions
+// (MoveSeriesFrom) passes noConfirmation: the course asks once for all of
+// them.
 func rescheduleTx(ctx context.Context, tx *db.Tx, acct account.Account, a AppointmentView, start time.Time, professionalID int64, change Change,
-	window time.Duration, noConfirmation bool, now time.Time) (AppointmentView, error) {
+	window time.Duration, noConfirmation bool, now time.Time) (AppointmentView, []Warning, error) {
 	id := a.ID
 	if a.Status != StatusBooked {
-		return a, errs.New(errs.ValidationError, "Only booked appointments can be rescheduled; this one is %s.", a.Status)
+		return a, nil, errs.New(errs.ValidationError, "Only booked appointments can be rescheduled; this one is %s.", a.Status)
 	}
 	if professionalID == 0 {
 		professionalID = a.ProfessionalID
@@ -177,51 +182,68 @@ func rescheduleTx(ctx context.Context, tx *db.Tx, acct account.Account, a Appoin
 			JOIN appointments a ON a.service_id = sp.service_id
 			WHERE p.account_id = ? AND p.id = ? AND p.active = ? AND a.id = ?`, acct.ID, professionalID, true, id).Scan(&ok)
 		if err != nil {
-			return a, err
+			return a, nil, err
 		}
 		if ok == 0 {
-			return a, errs.New(errs.ValidationError, "That professional does not offer this service.")
+			return a, nil, errs.New(errs.ValidationError, "That professional does not offer this service.")
 		}
 	}
 	end := start.Add(a.EndAt.Sub(a.StartAt))
 	if !instantsFit(start, end) {
-		return a, errs.New(errs.ValidationError, "An appointment must lie between the years 0001 and 9999 in UTC.")
+		return a, nil, errs.New(errs.ValidationError, "An appointment must lie between the years 0001 and 9999 in UTC.")
 	}
 	if _, err := tx.Exec(ctx, `UPDATE appointments SET start_at = ?, end_at = ?, professional_id = ?, confirmation_status = 'pending', updated_at = ?
 		WHERE account_id = ? AND id = ?`, db.Micros(start), db.Micros(end), professionalID, db.Micros(now), acct.ID, id); err != nil {
-		return a, err
+		return a, nil, err
 	}
 	if err := cancelNotifications(ctx, tx, acct, id, now); err != nil {
-		return a, err
+		return a, nil, err
+	}
+	// The room first, so the event names the one it holds after the move.
+	moved := a
+	moved.StartAt, moved.EndAt, moved.ProfessionalID = start, end, professionalID
+	warnings, err := moveResource(ctx, tx, acct, moved, now)
+	if err != nil {
+		return a, nil, err
 	}
 	out, err := GetAppointment(ctx, tx, acct, id)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	notBefore, err := confirmationNotBefore(ctx, tx, acct, id, window, now)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	if err := jobs.QueueBookingNotifications(ctx, tx, acct, jobs.Booking{
 		AppointmentID: id, ClientID: out.ClientID, Recipient: out.ClientPhone, ClientName: firstWord(out.ClientName),
 		ServiceName: out.ServiceName, Professional: out.ProfessionalName, StartAt: out.StartAt, ConfirmationAt: notBefore,
 		SkipConfirmationRequest: noConfirmation,
 	}, now); err != nil {
-		return out, err
+		return out, nil, err
 	}
 	data := appointmentEvent(out)
 	data["previous_start_at"], data["previous_end_at"] = clock.Format(a.StartAt), clock.Format(a.EndAt)
 	data["previous_calendar_profile_id"] = a.ProfessionalID
 	data["by"] = change.By
-	return out, jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentRescheduled, SourceID: id, Data: data})
+	return out, warnings, jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentRescheduled, SourceID: id, Data: data})
 }
 
 // appointmentEvent is the data of an appointment's webhook events, in the
-// fields of appointment.booked.
+// fields of appointment.booked (docs/contract.md, Webhook events), its
+// resource_id among them (docs/rooms.md).
 func appointmentEvent(a AppointmentView) map[string]any {
 	return map[string]any{"appointment_id": a.ID, "client_id": a.ClientID, "service_id": a.ServiceID,
 		"calendar_profile_id": a.ProfessionalID, "event_type_id": a.EventTypeID,
-		"start_at": clock.Format(a.StartAt), "end_at": clock.Format(a.EndAt), "source": a.Source}
+		"start_at": clock.Format(a.StartAt), "end_at": clock.Format(a.EndAt), "source": a.Source, "resource_id": eventResource(a.ResourceID)}
+}
+
+// eventResource is an appointment's resource_id in its webhook events'
+// data: null when it holds none (docs/rooms.md).
+func eventResource(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
 }
 
 func firstWord(s string) string {

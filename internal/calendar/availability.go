@@ -78,12 +78,7 @@ func ComputeAvailability(ctx context.Context, q db.Querier, acct account.Account
 	if err != nil {
 		return Availability{}, err
 	}
-	free, err := freeTime(ctx, q, acct, professionalsOf(services), w.from(), w.to(), now, rules)
-	if err != nil {
-		return Availability{}, err
-	}
-	lo, hi := resourceSpan(w.from(), w.to(), rules)
-	pool, err := loadResources(ctx, q, acct, services, lo, hi, rules, 0)
+	free, pool, err := slotEngine(ctx, q, acct, services, professionalsOf(services), w.from(), w.to(), now, rules)
 	if err != nil {
 		return Availability{}, err
 	}
@@ -220,6 +215,10 @@ type Slot struct {
 	ServiceID      int64
 	ProfessionalID int64
 	Start, End     time.Time
+	// ResourceID is the first free acceptable resource by id when the
+	// slots were listed (docs/rooms.md), 0 when the service needs none.
+	// A seat offer holds the one SeatResource picks when it is made.
+	ResourceID int64
 }
 
 // FreeSlots lists the seats in [from, to), never before now, that the same
@@ -248,12 +247,7 @@ func FreeSlots(ctx context.Context, q db.Querier, acct account.Account, serviceI
 	if err != nil {
 		return nil, err
 	}
-	free, err := freeTime(ctx, q, acct, professionalsOf(services), from, to, now, rules)
-	if err != nil {
-		return nil, err
-	}
-	lo, hi := resourceSpan(from, to, rules)
-	pool, err := loadResources(ctx, q, acct, services, lo, hi, rules, 0)
+	free, pool, err := slotEngine(ctx, q, acct, services, professionalsOf(services), from, to, now, rules)
 	if err != nil {
 		return nil, err
 	}
@@ -263,10 +257,15 @@ func FreeSlots(ctx context.Context, q db.Querier, acct account.Account, serviceI
 		for _, p := range s.Pros {
 			for _, f := range free[p.ID] {
 				rule.each(f, func(t int64) {
-					if !pool.slotFree(s, rule, t) {
+					r, ok := pool.free(s, t-rule.before, t+rule.dur+rule.after)
+					if !ok {
 						return
 					}
-					out = append(out, Slot{ServiceID: s.ID, ProfessionalID: p.ID, Start: db.Time(t), End: db.Time(t + rule.dur)})
+					slot := Slot{ServiceID: s.ID, ProfessionalID: p.ID, Start: db.Time(t), End: db.Time(t + rule.dur)}
+					if r != nil {
+						slot.ResourceID = r.ID
+					}
+					out = append(out, slot)
 				})
 			}
 		}

@@ -349,6 +349,7 @@ type newBooking struct {
 	source        string // api, waitlist
 	confirmed     bool   // the client already said yes (a seat offer accepted by reply)
 	keepHoldEntry int64  // a seat offer's entry being booked: its hold is consumed, not released
+	heldResource  int64  // the resource that offer held (docs/rooms.md, "Seat offers"), 0 none
 	freeOnly      bool   // refuse, rather than warn, when no resource is free (docs/rooms.md)
 	series        int64  // the weekly series (docs/series.md): its one confirmation request is BookSeries'
 }
@@ -365,7 +366,7 @@ func insertBooking(ctx context.Context, tx *db.Tx, acct account.Account, b newBo
 	if err != nil {
 		return Booking{}, err
 	}
-	res, noResource, err := assignResource(ctx, tx, acct, b)
+	res, noResource, err := assignResource(ctx, tx, acct, b, now)
 	if err != nil {
 		return Booking{}, err
 	}
@@ -412,7 +413,7 @@ func insertBooking(ctx context.Context, tx *db.Tx, acct account.Account, b newBo
 	booked := map[string]any{
 		"appointment_id": id, "client_id": b.client.ID, "client_created": b.created, "service_id": b.svc.ID,
 		"calendar_profile_id": b.pro.ID, "event_type_id": b.et.ID, "start_at": clock.Format(b.start), "end_at": clock.Format(b.end),
-		"source": b.source}
+		"source": b.source, "resource_id": resourceID(res)} // resource_id additive (docs/rooms.md)
 	if b.series != 0 {
 		booked["series_id"] = b.series // additive (docs/series.md)
 	}
@@ -435,6 +436,9 @@ func insertBooking(ctx context.Context, tx *db.Tx, acct account.Account, b newBo
 type Seat struct {
 	EntryID, ClientID, ServiceID, ProfessionalID int64
 	Start, End                                   time.Time
+	// ResourceID is the room or equipment the offer held with the slot
+	// (docs/rooms.md, "Seat offers"); the booking keeps it. 0 none.
+	ResourceID int64
 }
 
 // BookSeat books an accepted seat offer in tx: source waitlist, confirmed
@@ -466,7 +470,8 @@ func BookSeat(ctx context.Context, tx *db.Tx, acct account.Account, seat Seat, n
 	}
 	loc := acct.Location()
 	return insertBooking(ctx, tx, acct, newBooking{svc: svc, pro: pro, et: svc.Types[0], client: client,
-		start: seat.Start, end: seat.End, loc: loc, timezone: loc.String(), source: "waitlist", confirmed: true, keepHoldEntry: seat.EntryID}, now)
+		start: seat.Start, end: seat.End, loc: loc, timezone: loc.String(), source: "waitlist", confirmed: true, keepHoldEntry: seat.EntryID,
+		heldResource: seat.ResourceID}, now)
 }
 
 // ErrSeatGone is a seat whose service or professional is no longer bookable.

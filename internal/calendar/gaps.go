@@ -40,7 +40,8 @@ type GapService struct {
 // professional who offers at least one active service (or only of
 // professionalID when it is not 0), ordered by professional id, then start.
 // Gaps where no service fits are left out. Queries: the catalog (three),
-// the rules and freeTime's (two), whatever the window.
+// the rules and slotEngine's (two; one more when a service needs a
+// resource), whatever the window.
 func FreeGaps(ctx context.Context, q db.Querier, acct account.Account, from, to time.Time, professionalID int64, now time.Time) ([]FreeGap, error) {
 	cat, err := loadCatalog(ctx, q, acct)
 	if err != nil {
@@ -61,12 +62,7 @@ func FreeGaps(ctx context.Context, q db.Querier, acct account.Account, from, to 
 	if err != nil {
 		return nil, err
 	}
-	free, err := freeTime(ctx, q, acct, pros, from, to, now, rules)
-	if err != nil {
-		return nil, err
-	}
-	lo, hi := resourceSpan(from, to, rules)
-	pool, err := loadResources(ctx, q, acct, cat.services, lo, hi, rules, 0)
+	free, pool, err := slotEngine(ctx, q, acct, cat.services, pros, from, to, now, rules)
 	if err != nil {
 		return nil, err
 	}

@@ -134,12 +134,11 @@ func MoveAppointmentTx(ctx context.Context, tx *db.Tx, acct account.Account, req
 	if window <= 0 {
 		window = ConfirmationQuietWindow
 	}
-	moved, err := rescheduleTx(ctx, tx, acct, a, req.Start, pro, req.Change, window, req.noConfirmation, now)
+	moved, more, err := rescheduleTx(ctx, tx, acct, a, req.Start, pro, req.Change, window, req.noConfirmation, now)
 	if err != nil {
 		return Moved{}, err
 	}
-	more, err := moveResource(ctx, tx, acct, moved)
-	return Moved{Appointment: moved, Warnings: append(warnings, more...)}, err
+	return Moved{Appointment: moved, Warnings: append(warnings, more...)}, nil
 }
 
 // moveIsFree says whether moving a to start with professional pro needs

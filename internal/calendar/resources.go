@@ -33,19 +33,17 @@ type resource struct {
 
 // resourcePool is what the slot engine knows of resources over a window:
 // each needing service's acceptable active resources, by id, with their
-// busy time. nil when no service involved needs one: then every check
-// passes and no query ran.
+// busy time (slotEngine, pickResource). nil when no service involved
+// needs one: then every check passes and no query ran.
 type resourcePool struct {
 	accepts map[int64][]*resource // service id -> acceptable resources by id
+	used    []*resource           // every resource some service accepts, by id
 }
 
-// loadResources reads, for the services among services that need a
-// resource, their acceptable active resources and those resources' busy
-// time touching [lo, hi) (Unix microseconds): the appointments holding
-// them (status booked or arrived, widened by their service's buffers
-// under rules; except left out) and their time off. Two queries whatever
-// the window, none when no service needs a resource.
-func loadResources(ctx context.Context, q db.Querier, acct account.Account, services []*service, lo, hi int64, rules *ruleBook, except int64) (*resourcePool, error) {
+// resourceDefs reads, for the services among services that need a
+// resource, their acceptable active resources, without busy time. One
+// query, none (and nil) when no service needs a resource.
+func resourceDefs(ctx context.Context, q db.Querier, acct account.Account, services []*service) (*resourcePool, error) {
 	needing := slices.DeleteFunc(slices.Clone(services), func(s *service) bool { return s.Need == "" })
 	if len(needing) == 0 {
 		return nil, nil
@@ -98,55 +96,31 @@ func loadResources(ctx context.Context, q db.Querier, acct account.Account, serv
 		}
 		pool.accepts[s.ID] = acc // none: never free
 	}
-	if len(used) == 0 {
-		return pool, nil
-	}
-	ids := make([]int64, 0, len(used))
-	for id := range used {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	in, args := db.In(ids)
-	widen := int64(0)
-	if rules != nil {
-		widen = rules.maxBuffer
-	}
-	qargs := append([]any{acct.ID, lo - widen, hi + widen}, args...)
-	skip := ""
-	if except != 0 {
-		skip, qargs = " AND id <> ?", append(qargs, except)
-	}
-	qargs = append(append(qargs, acct.ID, lo, hi), args...)
-	busy, err := q.Query(ctx, `SELECT resource_id, service_id, start_at, end_at FROM appointments
-		WHERE account_id = ? AND status IN ('booked', 'arrived') AND end_at > ? AND start_at < ? AND resource_id IN `+in+skip+`
-		UNION ALL SELECT resource_id, 0, start_at, end_at FROM resource_time_off
-		WHERE account_id = ? AND end_at > ? AND start_at < ? AND resource_id IN `+in, qargs...)
-	if err != nil {
-		return nil, fmt.Errorf("load resources' busy time: %w", err)
-	}
-	defer busy.Close()
-	for busy.Next() {
-		var (
-			rid, sid int64
-			iv       interval
-		)
-		if err := busy.Scan(&rid, &sid, &iv.start, &iv.end); err != nil {
-			return nil, err
-		}
-		if sid != 0 && rules != nil {
-			r := rules.of(sid)
-			iv.start -= int64(r.BufferBefore) * microsPerMinute
-			iv.end += int64(r.BufferAfter) * microsPerMinute
-		}
-		byID[rid].busy = append(byID[rid].busy, iv)
-	}
-	if err := busy.Err(); err != nil {
-		return nil, err
-	}
 	for _, r := range all {
-		r.busy = normalize(r.busy)
+		if used[r.ID] {
+			pool.used = append(pool.used, r)
+		}
 	}
 	return pool, nil
+}
+
+// ids are the pool's resources' ids, ascending.
+func (p *resourcePool) ids() []int64 {
+	out := make([]int64, len(p.used))
+	for i, r := range p.used {
+		out[i] = r.ID
+	}
+	return out
+}
+
+// setBusy gives each of the pool's resources its busy time.
+func (p *resourcePool) setBusy(busy map[int64][]interval) {
+	if p == nil {
+		return
+	}
+	for _, r := range p.used {
+		r.busy = normalize(busy[r.ID])
+	}
 }
 
 // free returns the first acceptable resource of service s free for all of
@@ -223,39 +197,88 @@ type ResourceRef struct {
 	Name string `json:"name"`
 }
 
-// assignResource gives a booking of b's service the first free acceptable
-// resource by id (docs/rooms.md): nil when the service needs none; when
-// none is free, nil with the no_resource_free warning, or ErrSlotTaken
-// when b.freeOnly. It takes the professional's booking lock and each
-// acceptable resource's lock first, then reads the resources' busy time
-// again, so two bookings racing for the last room never both get it.
-func assignResource(ctx context.Context, tx *db.Tx, acct account.Account, b newBooking) (*ResourceRef, []Warning, error) {
+// resourcePick is what pickResource is asked: a resource for service
+// svc over [start, end) at now.
+type resourcePick struct {
+	svc        *service
+	start, end time.Time
+	now        time.Time
+	except     int64 // an appointment left out of the busy time (a move's own)
+	keepHold   int64 // a seat offer's entry left out of the holds (its own booking)
+	prefer     int64 // a resource kept when still free (the one held), 0 none
+}
+
+// pickResource is the one rule that gives a resource to a booking, a
+// move or a seat offer (docs/rooms.md): prefer when it is free over the
+// span widened by the service's buffers, else the first free acceptable
+// resource by id, else nil. Free means no booked or arrived appointment
+// and no live seat-offer hold takes it there, and no time off touches it.
+// It takes each acceptable resource's lock first (PostgreSQL), then reads
+// the resources' busy time again, so two racing for the last room never
+// both get it; the caller holds the professional's booking lock.
+func pickResource(ctx context.Context, tx *db.Tx, acct account.Account, rp resourcePick) (*resource, error) {
+	rules, err := loadRuleBook(ctx, tx, acct)
+	if err != nil {
+		return nil, err
+	}
+	r := rules.of(rp.svc.ID)
+	lo := db.Micros(rp.start) - int64(r.BufferBefore)*microsPerMinute
+	hi := db.Micros(rp.end) + int64(r.BufferAfter)*microsPerMinute
+	load := func() (*resourcePool, error) {
+		pool, err := resourceDefs(ctx, tx, acct, []*service{rp.svc})
+		if err != nil || len(pool.used) == 0 {
+			return pool, err
+		}
+		busy, err := readBusy(ctx, tx, acct, busyQuery{resources: pool.ids(), lo: lo, hi: hi, now: db.Micros(rp.now), rules: rules,
+			except: rp.except, keepHold: rp.keepHold})
+		if err != nil {
+			return nil, fmt.Errorf("load resources' busy time: %w", err)
+		}
+		pool.setBusy(busy.resources)
+		return pool, nil
+	}
+	pool, err := load()
+	if err != nil {
+		return nil, err
+	}
+	if err := lockResources(ctx, tx, acct, pool.accepts[rp.svc.ID]); err != nil {
+		return nil, err
+	}
+	if tx.Dialect().Engine == db.Postgres { // what committed while this one waited
+		if pool, err = load(); err != nil {
+			return nil, err
+		}
+	}
+	var got *resource
+	for _, c := range pool.accepts[rp.svc.ID] { // by id
+		one := &resourcePool{accepts: map[int64][]*resource{rp.svc.ID: {c}}}
+		if _, ok := one.free(rp.svc, lo, hi); !ok {
+			continue
+		}
+		if got == nil || c.ID == rp.prefer {
+			got = c
+		}
+	}
+	return got, nil
+}
+
+// assignResource gives a booking of b's service its resource by
+// pickResource (docs/rooms.md): nil when the service needs none; a seat
+// offer's booking keeps the resource its offer held; when none is free,
+// nil with the no_resource_free warning, or ErrSlotTaken when b.freeOnly.
+func assignResource(ctx context.Context, tx *db.Tx, acct account.Account, b newBooking, now time.Time) (*ResourceRef, []Warning, error) {
 	if b.svc.Need == "" {
 		return nil, nil, nil
 	}
 	if err := LockProfessionalTime(ctx, tx, acct, b.pro.ID); err != nil {
 		return nil, nil, err
 	}
-	rules, err := loadRuleBook(ctx, tx, acct)
+	got, err := pickResource(ctx, tx, acct, resourcePick{svc: b.svc, start: b.start, end: b.end, now: now,
+		keepHold: b.keepHoldEntry, prefer: b.heldResource})
 	if err != nil {
 		return nil, nil, err
 	}
-	r := rules.of(b.svc.ID)
-	lo := db.Micros(b.start) - int64(r.BufferBefore)*microsPerMinute
-	hi := db.Micros(b.end) + int64(r.BufferAfter)*microsPerMinute
-	pool, err := loadResources(ctx, tx, acct, []*service{b.svc}, lo, hi, rules, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := lockResources(ctx, tx, acct, pool.accepts[b.svc.ID]); err != nil {
-		return nil, nil, err
-	}
-	if tx.Dialect().Engine == db.Postgres { // what committed while this one waited
-		if pool, err = loadResources(ctx, tx, acct, []*service{b.svc}, lo, hi, rules, 0); err != nil {
-			return nil, nil, err
-		}
-	}
-	if got, _ := pool.free(b.svc, lo, hi); got != nil {
+	if got != nil {
 		return &ResourceRef{ID: got.ID, Name: got.Name}, nil, nil
 	}
 	if b.freeOnly {
@@ -277,7 +300,7 @@ func resourceID(r *ResourceRef) any {
 // (docs/rooms.md): the one it holds when still free there, else the first
 // free acceptable one by id, else none, with the no_resource_free warning.
 // The caller holds the professional's booking lock.
-func moveResource(ctx context.Context, tx *db.Tx, acct account.Account, a AppointmentView) ([]Warning, error) {
+func moveResource(ctx context.Context, tx *db.Tx, acct account.Account, a AppointmentView, now time.Time) ([]Warning, error) {
 	cat, err := loadCatalog(ctx, tx, acct)
 	if err != nil {
 		return nil, err
@@ -286,38 +309,17 @@ func moveResource(ctx context.Context, tx *db.Tx, acct account.Account, a Appoin
 	if svc == nil || svc.Need == "" {
 		return nil, nil
 	}
-	rules, err := loadRuleBook(ctx, tx, acct)
-	if err != nil {
-		return nil, err
-	}
-	r := rules.of(svc.ID)
-	lo := db.Micros(a.StartAt) - int64(r.BufferBefore)*microsPerMinute
-	hi := db.Micros(a.EndAt) + int64(r.BufferAfter)*microsPerMinute
-	pool, err := loadResources(ctx, tx, acct, []*service{svc}, lo, hi, rules, a.ID)
-	if err != nil {
-		return nil, err
-	}
-	if err := lockResources(ctx, tx, acct, pool.accepts[svc.ID]); err != nil {
-		return nil, err
-	}
-	if tx.Dialect().Engine == db.Postgres {
-		if pool, err = loadResources(ctx, tx, acct, []*service{svc}, lo, hi, rules, a.ID); err != nil {
-			return nil, err
-		}
-	}
 	var held *int64
 	if err := tx.QueryRow(ctx, `SELECT resource_id FROM appointments WHERE account_id = ? AND id = ?`, acct.ID, a.ID).Scan(&held); err != nil {
 		return nil, err
 	}
-	var got *resource
-	for _, c := range pool.accepts[svc.ID] {
-		one := &resourcePool{accepts: map[int64][]*resource{svc.ID: {c}}}
-		if _, ok := one.free(svc, lo, hi); !ok {
-			continue
-		}
-		if got == nil || (held != nil && c.ID == *held) {
-			got = c
-		}
+	rp := resourcePick{svc: svc, start: a.StartAt, end: a.EndAt, now: now, except: a.ID}
+	if held != nil {
+		rp.prefer = *held
+	}
+	got, err := pickResource(ctx, tx, acct, rp)
+	if err != nil {
+		return nil, err
 	}
 	var id any
 	var warnings []Warning
@@ -329,4 +331,30 @@ func moveResource(ctx context.Context, tx *db.Tx, acct account.Account, a Appoin
 	}
 	_, err = tx.Exec(ctx, `UPDATE appointments SET resource_id = ? WHERE account_id = ? AND id = ?`, id, acct.ID, a.ID)
 	return warnings, err
+}
+
+// SeatResource is the resource a seat offer of slot s holds with it
+// (docs/rooms.md, "Seat offers"): the one a booking of s would be given
+// now (pickResource), with the holds already written in tx counted. 0
+// and true when s's service needs none; false when it needs one and none
+// is free, so s cannot be offered. The caller holds the offers' lock
+// (which serialises offers as the professional's booking lock serialises
+// bookings); the resources' locks are pickResource's.
+func SeatResource(ctx context.Context, tx *db.Tx, acct account.Account, s Slot, now time.Time) (int64, bool, error) {
+	if s.ResourceID == 0 {
+		return 0, true, nil
+	}
+	cat, err := loadCatalog(ctx, tx, acct)
+	if err != nil {
+		return 0, false, err
+	}
+	svc := cat.byID[s.ServiceID]
+	if svc == nil || svc.Need == "" {
+		return 0, true, nil
+	}
+	got, err := pickResource(ctx, tx, acct, resourcePick{svc: svc, start: s.Start, end: s.End, now: now})
+	if err != nil || got == nil {
+		return 0, false, err
+	}
+	return got.ID, true, nil
 }

@@ -1,9 +1,10 @@
 package calendar
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -123,7 +124,7 @@ func workIntervals(w *weekHours, loc *time.Location, from, to time.Time) []inter
 // normalize sorts intervals and merges the ones that overlap or touch, so
 // subtract can walk them once.
 func normalize(iv []interval) []interval {
-	sort.Slice(iv, func(i, j int) bool { return iv[i].start < iv[j].start })
+	slices.SortFunc(iv, func(a, b interval) int { return cmp.Compare(a.start, b.start) })
 	out := iv[:0]
 	for _, x := range iv {
 		if x.end <= x.start {
@@ -175,6 +176,29 @@ func freeTime(ctx context.Context, q db.Querier, acct account.Account, pros []*p
 // out of the busy time: a move's own old time does not block it
 // (docs/moving-appointments.md).
 func freeTimeExcept(ctx context.Context, q db.Querier, acct account.Account, pros []*professional, from, to, now time.Time, rules *ruleBook, except int64) (map[int64][]interval, error) {
+	w, ok := scheduleWindow(pros, from, to, now)
+	if !ok {
+		return map[int64][]interval{}, nil
+	}
+	busy, err := readBusy(ctx, q, acct, busyQuery{pros: w.ids, lo: w.lo, hi: w.hi, now: db.Micros(now), rules: rules, except: except})
+	if err != nil {
+		return nil, err
+	}
+	return w.free(acct, pros, busy.pros), nil
+}
+
+// schedWindow is the part of a window professionals' free time is laid
+// in: never before now.
+type schedWindow struct {
+	from, to time.Time
+	lo, hi   int64 // the same, in Unix microseconds
+	ids      []int64
+}
+
+// scheduleWindow clips [from, to) to start no earlier than now (rounded up
+// to the minute); false when nothing is left or no professional is asked
+// for.
+func scheduleWindow(pros []*professional, from, to, now time.Time) (schedWindow, bool) {
 	// Slots start on whole minutes: free time opened by the clock starts at
 	// the next minute, not at 10:07:31.482 (a start booking takes as is).
 	earliest := now.Truncate(time.Minute)
@@ -184,84 +208,31 @@ func freeTimeExcept(ctx context.Context, q db.Querier, acct account.Account, pro
 	if from.Before(earliest) {
 		from = earliest
 	}
-	out := make(map[int64][]interval, len(pros))
 	if !from.Before(to) || len(pros) == 0 {
-		return out, nil
+		return schedWindow{}, false
 	}
-	lo, hi := db.Micros(from), db.Micros(to)
-	busy := make(map[int64][]interval, len(pros))
-	ids := make([]int64, len(pros))
+	w := schedWindow{from: from, to: to, lo: db.Micros(from), hi: db.Micros(to), ids: make([]int64, len(pros))}
 	for i, p := range pros {
-		ids[i] = p.ID
+		w.ids[i] = p.ID
 	}
-	in, args := db.In(ids)
-	// Without buffers (every default) the service is not read: the
-	// query stays the one the busy index answers alone.
-	widen, service := int64(0), "0"
-	if rules != nil && rules.maxBuffer > 0 {
-		widen, service = rules.maxBuffer, "service_id"
-	}
-	skip, qargs := "", append([]any{acct.ID, lo - widen, hi + widen}, args...)
-	if except != 0 {
-		skip, qargs = " AND id <> ?", append(qargs, except)
-	}
-	rows, err := q.Query(ctx, `SELECT professional_id, `+service+`, start_at, end_at FROM appointments
-		WHERE account_id = ? AND status IN ('booked', 'arrived') AND end_at > ? AND start_at < ? AND professional_id IN `+in+skip,
-		qargs...)
-	if err != nil {
-		return nil, fmt.Errorf("load appointments: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			pid, sid int64
-			iv       interval
-		)
-		if err := rows.Scan(&pid, &sid, &iv.start, &iv.end); err != nil {
-			return nil, err
-		}
-		if widen > 0 {
-			r := rules.of(sid)
-			iv.start -= int64(r.BufferBefore) * microsPerMinute
-			iv.end += int64(r.BufferAfter) * microsPerMinute
-		}
-		busy[pid] = append(busy[pid], iv)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	// Slots held by outstanding seat offers are busy until they expire.
-	holds, err := q.Query(ctx, `SELECT offer_professional_id, offer_start_at, offer_end_at FROM waitlist_entries
-		WHERE account_id = ? AND status = 'queued' AND seat_expires_at > ? AND offer_end_at > ? AND offer_start_at < ? AND offer_professional_id IN `+in,
-		append([]any{acct.ID, db.Micros(now), lo, hi}, args...)...)
-	if err != nil {
-		return nil, fmt.Errorf("load held slots: %w", err)
-	}
-	defer holds.Close()
-	for holds.Next() {
-		var (
-			pid int64
-			iv  interval
-		)
-		if err := holds.Scan(&pid, &iv.start, &iv.end); err != nil {
-			return nil, err
-		}
-		busy[pid] = append(busy[pid], iv)
-	}
-	if err := holds.Err(); err != nil {
-		return nil, err
-	}
+	return w, true
+}
+
+// free is each professional's working time in w minus busy and its time
+// off.
+func (w schedWindow) free(acct account.Account, pros []*professional, busy map[int64][]interval) map[int64][]interval {
+	out := make(map[int64][]interval, len(pros))
 	loc := acct.Location()
 	for _, p := range pros {
 		b := busy[p.ID]
 		for _, off := range p.TimeOff {
-			if off.end > lo && off.start < hi {
+			if off.end > w.lo && off.start < w.hi {
 				b = append(b, off)
 			}
 		}
-		out[p.ID] = subtract(normalize(workIntervals(&p.Hours, loc, from, to)), normalize(b))
+		out[p.ID] = subtract(normalize(workIntervals(&p.Hours, loc, w.from, w.to)), normalize(b))
 	}
-	return out, nil
+	return out
 }
 
 // countByDay adds, for each day [bounds[i], bounds[i+1]), the number of

@@ -67,9 +67,10 @@ const wallLayout = "2006-01-02T15:04:05"
 // capacity there. Ordered by start, then professional id; the first
 // sq.Limit are returned, HasMore says whether more exist. A service that
 // needs a room or equipment keeps only the slots one acceptable resource
-// is free for (docs/rooms.md). Queries: the catalog (three), freeTime's
-// (two) and, for a service needing a resource, the resources' (two),
-// whatever the window.
+// is free for (docs/rooms.md). Queries: the catalog (three), the rules,
+// and slotEngine's: the window's appointments (professionals' and
+// resources' busy time from one read) and holds (two), plus, for a service
+// needing a resource, its resources (one), whatever the window.
 func ListFreeSlots(ctx context.Context, q db.Querier, acct account.Account, sq SlotsQuery, now time.Time) (SlotList, error) {
 	w, err := resolveWindow(acct, sq.Timezone, sq.StartDate, sq.Days, now)
 	if err != nil {
@@ -92,12 +93,7 @@ func ListFreeSlots(ctx context.Context, q db.Querier, acct account.Account, sq S
 	if err != nil {
 		return SlotList{}, err
 	}
-	free, err := freeTime(ctx, q, acct, pros, w.from(), w.to(), now, rules)
-	if err != nil {
-		return SlotList{}, err
-	}
-	lo, hi := resourceSpan(w.from(), w.to(), rules)
-	pool, err := loadResources(ctx, q, acct, services, lo, hi, rules, 0)
+	free, pool, err := slotEngine(ctx, q, acct, services, pros, w.from(), w.to(), now, rules)
 	if err != nil {
 		return SlotList{}, err
 	}

@@ -69,6 +69,14 @@ func OfferTime(ctx context.Context, tx *db.Tx, acct account.Account, professiona
 	if err != nil {
 		return Match{}, err
 	}
+	rid, free, err := calendar.SeatResource(ctx, tx, acct, m.Slot, now)
+	if err != nil {
+		return Match{}, err
+	}
+	if !free {
+		return Match{}, ErrTimeTaken
+	}
+	m.Slot.ResourceID = rid
 	ev, tm, ok, err := w.hold(ctx, tx, pick{candidate: m.cand, slot: m.Slot}, l.seatTTL, now)
 	if err != nil {
 		return Match{}, err
@@ -156,7 +164,7 @@ func expire(ctx context.Context, tx *db.Tx, acct account.Account, l list, entryI
 	if entryID != 0 {
 		which, arg = `id = ?`, entryID
 	}
-	_, err := tx.Exec(ctx, `UPDATE waitlist_entries SET status = 'waiting', queued_at = NULL, seat_expires_at = NULL, updated_at = ?,
+	_, err := tx.Exec(ctx, `UPDATE waitlist_entries SET status = 'waiting', queued_at = NULL, seat_expires_at = NULL, offer_resource_id = NULL, updated_at = ?,
 			flagged_for_review = CASE WHEN queue_attempts >= ? THEN TRUE ELSE flagged_for_review END
 		WHERE account_id = ? AND waitlist_id = ? AND status = 'queued' AND `+which, us, l.maxOffers, acct.ID, l.id, arg)
 	return err

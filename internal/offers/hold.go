@@ -54,11 +54,13 @@ func (w *writer) sendAt(now time.Time) time.Time {
 	return OfferTiming(now, 0, w.quiet, w.acct.Location()).SendAt
 }
 
-// hold gives p its seat, in tx: the entry is queued on the slot until the
-// hold expires (OfferTiming: the hold starts when the message goes out,
-// after quiet hours), the offer's message is queued for then, and the
-// waitlist.seat_offered event is returned for the caller to emit. ok is
-// false when the entry changed since it was read (no offer, no message).
+// hold gives p its seat, in tx: the entry is queued on the slot, and on
+// p.slot.ResourceID, the room or equipment it holds with it
+// (docs/rooms.md), until the hold expires (OfferTiming: the hold starts
+// when the message goes out, after quiet hours), the offer's message is
+// queued for then, and the waitlist.seat_offered event is returned for
+// the caller to emit. ok is false when the entry changed since it was
+// read (no offer, no message).
 func (w *writer) hold(ctx context.Context, tx *db.Tx, p pick, ttl time.Duration, now time.Time) (ev jobs.Event, tm Timing, ok bool, err error) {
 	// The hold lasts seat_ttl outside quiet hours (docs/contract.md, Seat
 	// offers); a yes that arrives after the slot has begun is answered "no
@@ -67,9 +69,10 @@ func (w *writer) hold(ctx context.Context, tx *db.Tx, p pick, ttl time.Duration,
 	tm = OfferTiming(now, ttl, w.quiet, loc)
 	us := db.Micros(now)
 	res, err := tx.Exec(ctx, `UPDATE waitlist_entries SET status = 'queued', queued_at = ?, offered_at = ?, seat_expires_at = ?,
-			queue_attempts = queue_attempts + 1, offer_professional_id = ?, offer_start_at = ?, offer_end_at = ?, updated_at = ?
+			queue_attempts = queue_attempts + 1, offer_professional_id = ?, offer_start_at = ?, offer_end_at = ?, offer_resource_id = ?,
+			updated_at = ?
 		WHERE account_id = ? AND id = ? AND status = 'waiting'`, us, us, db.Micros(tm.ExpiresAt), p.slot.ProfessionalID,
-		db.Micros(p.slot.Start), db.Micros(p.slot.End), us, w.acct.ID, p.entryID)
+		db.Micros(p.slot.Start), db.Micros(p.slot.End), heldResource(p.slot), us, w.acct.ID, p.entryID)
 	if err != nil {
 		return ev, tm, false, err
 	}
@@ -102,4 +105,13 @@ func channelID(ctx context.Context, q db.Querier, acct account.Account, settings
 		return 0, nil
 	}
 	return id, err
+}
+
+// heldResource is the stored form of the resource a seat offer holds:
+// NULL when its service needs none.
+func heldResource(s calendar.Slot) any {
+	if s.ResourceID == 0 {
+		return nil
+	}
+	return s.ResourceID
 }

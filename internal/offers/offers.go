@@ -106,9 +106,11 @@ func run(ctx context.Context, tx *db.Tx, l list, now time.Time) (bool, error) {
 // id), the earliest free slot of its service (the slots availability
 // counts, from now on) that the entry accepts (candidate.accepts: its
 // preferred professional, time window and dates) and holds that slot
-// (writer.hold). Slots come from the calendar's slot engine, which already
-// leaves out booked time, time off and the holds of earlier offers; a slot
-// given in this run is taken for every service of the professional. except
+// (writer.hold), with the resource booking would give it when its service
+// needs one (calendar.SeatResource; a slot with none left is skipped).
+// Slots come from the calendar's slot engine, which already leaves out
+// booked time, time off and the holds of earlier offers; a slot given in
+// this run is taken for every service of the professional. except
 // is an entry that must not be offered in this run (it just said no, or
 // its hold was just released).
 func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now time.Time, except int64) error {
@@ -138,25 +140,31 @@ func offer(ctx context.Context, tx *db.Tx, acct account.Account, l list, now tim
 	loc := acct.Location()
 	sendAt := w.sendAt(now)
 	taken := map[int64][][2]time.Time{} // professional -> spans given in this run
-	var picks []pick
+	var events []jobs.Event
 	for _, c := range cands {
 		for _, s := range bySvc[c.serviceID] {
 			if s.Start.Before(sendAt) || !c.accepts(s, loc) || overlaps(taken[s.ProfessionalID], s.Start, s.End) {
 				continue
 			}
+			// The resource is picked as booking picks it, the holds
+			// written earlier in this run counted (docs/rooms.md).
+			rid, free, err := calendar.SeatResource(ctx, tx, acct, s, now)
+			if err != nil {
+				return err
+			}
+			if !free {
+				continue
+			}
+			s.ResourceID = rid
 			taken[s.ProfessionalID] = append(taken[s.ProfessionalID], [2]time.Time{s.Start, s.End})
-			picks = append(picks, pick{candidate: c, slot: s})
+			ev, _, ok, err := w.hold(ctx, tx, pick{candidate: c, slot: s}, l.seatTTL, now)
+			if err != nil {
+				return err
+			}
+			if ok {
+				events = append(events, ev)
+			}
 			break
-		}
-	}
-	events := make([]jobs.Event, 0, len(picks))
-	for _, p := range picks {
-		ev, _, ok, err := w.hold(ctx, tx, p, l.seatTTL, now)
-		if err != nil {
-			return err
-		}
-		if ok {
-			events = append(events, ev)
 		}
 	}
 	return jobs.Emit(ctx, tx, acct, now, events...)

@@ -89,16 +89,17 @@ func Reply(ctx context.Context, tx *db.Tx, acct account.Account, clientID int64,
 // heldOffer is a waiting-list entry's newest seat offer, as stored.
 type heldOffer struct {
 	entryID, listID, serviceID, clientID, proID int64
+	resourceID                                  int64 // held with the slot (docs/rooms.md), 0 none
 	status                                      string
 	start, end, expires                         *int64
 }
 
-const selectHeld = `SELECT id, waitlist_id, service_id, client_id, status, offer_professional_id, offer_start_at, offer_end_at, seat_expires_at
-		FROM waitlist_entries`
+const selectHeld = `SELECT id, waitlist_id, service_id, client_id, status, offer_professional_id, offer_start_at, offer_end_at, seat_expires_at,
+		COALESCE(offer_resource_id, 0) FROM waitlist_entries`
 
 func scanHeld(row interface{ Scan(...any) error }) (heldOffer, error) {
 	var h heldOffer
-	err := row.Scan(&h.entryID, &h.listID, &h.serviceID, &h.clientID, &h.status, &proIDPtr{&h.proID}, &h.start, &h.end, &h.expires)
+	err := row.Scan(&h.entryID, &h.listID, &h.serviceID, &h.clientID, &h.status, &proIDPtr{&h.proID}, &h.start, &h.end, &h.expires, &h.resourceID)
 	return h, err
 }
 
@@ -125,7 +126,7 @@ func book(ctx context.Context, tx *db.Tx, acct account.Account, h heldOffer, now
 		return nil, release(ctx, tx, acct, h.entryID, now)
 	}
 	b, err := calendar.BookSeat(ctx, tx, acct, calendar.Seat{EntryID: h.entryID, ClientID: h.clientID, ServiceID: h.serviceID,
-		ProfessionalID: h.proID, Start: db.Time(*h.start), End: db.Time(*h.end)}, now)
+		ProfessionalID: h.proID, Start: db.Time(*h.start), End: db.Time(*h.end), ResourceID: h.resourceID}, now)
 	if errs.Is(err, errs.ValidationError) {
 		return nil, release(ctx, tx, acct, h.entryID, now)
 	}
@@ -162,7 +163,7 @@ func (p *proIDPtr) Scan(v any) error {
 
 // release gives an offer's hold back: the entry waits again.
 func release(ctx context.Context, tx *db.Tx, acct account.Account, entryID int64, now time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE waitlist_entries SET status = 'waiting', seat_expires_at = NULL, queued_at = NULL, updated_at = ?
+	_, err := tx.Exec(ctx, `UPDATE waitlist_entries SET status = 'waiting', seat_expires_at = NULL, queued_at = NULL, offer_resource_id = NULL, updated_at = ?
 		WHERE account_id = ? AND id = ? AND status = 'queued'`, db.Micros(now), acct.ID, entryID)
 	return err
 }

@@ -55,7 +55,7 @@ func ReleaseHolds(ctx context.Context, tx *db.Tx, acct account.Account, pro int6
 		ids[i] = h.EntryID
 	}
 	in, args := db.In(ids)
-	if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET status = 'waiting', seat_expires_at = NULL, queued_at = NULL, updated_at = ?
+	if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET status = 'waiting', seat_expires_at = NULL, queued_at = NULL, offer_resource_id = NULL, updated_at = ?
 		WHERE account_id = ? AND id IN `+in, append([]any{db.Micros(now), acct.ID}, args...)...); err != nil {
 		return nil, fmt.Errorf("release held slots: %w", err)
 	}

@@ -17,7 +17,7 @@ func SnoozeEntry(ctx context.Context, q db.Querier, acct account.Account, id int
 	if !until.After(now) {
 		return errs.New(errs.ValidationError, "Snooze until a time in the future.")
 	}
-	return entryWrite(ctx, q, acct, id, `status = 'snoozed', snooze_until = ?, queued_at = NULL, seat_expires_at = NULL`, db.Micros(until), now)
+	return entryWrite(ctx, q, acct, id, `status = 'snoozed', snooze_until = ?, queued_at = NULL, seat_expires_at = NULL, offer_resource_id = NULL`, db.Micros(until), now)
 }
 
 // SetEntryFlag flags an open entry for review, or clears the flag.

@@ -21,7 +21,7 @@ func reasonOrDefault(reason string) string {
 
 // removeSQL resolves open entries as removed; resolved ones are left as
 // they are (removing twice changes nothing).
-const removeSQL = `UPDATE waitlist_entries SET status = 'removed', resolved_at = ?, resolution_reason = ?, updated_at = ?
+const removeSQL = `UPDATE waitlist_entries SET status = 'removed', resolved_at = ?, resolution_reason = ?, offer_resource_id = NULL, updated_at = ?
 	WHERE account_id = ? AND status IN ` + openStatuses + ` AND id IN `
 
 // Remove resolves one entry as removed and returns it. An entry already
@@ -87,7 +87,7 @@ func ResolveBooked(ctx context.Context, q db.Querier, acct account.Account, clie
 	if err != nil {
 		return 0, fmt.Errorf("resolve booked entry: %w", err)
 	}
-	if _, err := resolveEntries(ctx, q, acct, `UPDATE waitlist_entries SET status = 'booked', resolved_at = ?, resolution_reason = ?, updated_at = ?
+	if _, err := resolveEntries(ctx, q, acct, `UPDATE waitlist_entries SET status = 'booked', resolved_at = ?, resolution_reason = ?, offer_resource_id = NULL, updated_at = ?
 		WHERE account_id = ? AND status IN `+openStatuses+` AND id = ?`, []any{db.Micros(now), ReasonBooked, db.Micros(now), acct.ID, id}, now); err != nil {
 		return 0, fmt.Errorf("resolve booked entry: %w", err)
 	}
