@@ -232,9 +232,18 @@ func rescheduleTx(ctx context.Context, tx *db.Tx, acct account.Account, a Appoin
 // fields of appointment.booked (docs/contract.md, Webhook events), its
 // resource_id among them (docs/rooms.md).
 func appointmentEvent(a AppointmentView) map[string]any {
-	return map[string]any{"appointment_id": a.ID, "client_id": a.ClientID, "service_id": a.ServiceID,
+	return withSeries(map[string]any{"appointment_id": a.ID, "client_id": a.ClientID, "service_id": a.ServiceID,
 		"calendar_profile_id": a.ProfessionalID, "event_type_id": a.EventTypeID,
-		"start_at": clock.Format(a.StartAt), "end_at": clock.Format(a.EndAt), "source": a.Source, "resource_id": eventResource(a.ResourceID)}
+		"start_at": clock.Format(a.StartAt), "end_at": clock.Format(a.EndAt), "source": a.Source, "resource_id": eventResource(a.ResourceID)}, a.SeriesID)
+}
+
+// withSeries adds series_id to an appointment event's data when the
+// appointment is an occurrence of a series (additive, docs/series.md).
+func withSeries(data map[string]any, series int64) map[string]any {
+	if series != 0 {
+		data["series_id"] = series
+	}
+	return data
 }
 
 // eventResource is an appointment's resource_id in its webhook events'

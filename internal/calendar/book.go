@@ -414,10 +414,7 @@ func insertBooking(ctx context.Context, tx *db.Tx, acct account.Account, b newBo
 		"appointment_id": id, "client_id": b.client.ID, "client_created": b.created, "service_id": b.svc.ID,
 		"calendar_profile_id": b.pro.ID, "event_type_id": b.et.ID, "start_at": clock.Format(b.start), "end_at": clock.Format(b.end),
 		"source": b.source, "resource_id": resourceID(res)} // resource_id additive (docs/rooms.md)
-	if b.series != 0 {
-		booked["series_id"] = b.series // additive (docs/series.md)
-	}
-	if err := jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentBooked, SourceID: id, Data: booked}); err != nil {
+	if err := jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventAppointmentBooked, SourceID: id, Data: withSeries(booked, b.series)}); err != nil {
 		return Booking{}, err
 	}
 	return Booking{ClientID: b.client.ID, ClientCreated: b.created, Appointment: Appointment{

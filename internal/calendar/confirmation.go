@@ -112,12 +112,12 @@ func SetConfirmationBy(ctx context.Context, tx *db.Tx, acct account.Account, app
 	var (
 		apptStatus, source                 string
 		client, service, pro, et, from, to int64
-		resource                           int64
+		resource, series                   int64
 	)
 	err := tx.QueryRow(ctx, `SELECT status, confirmation_status, client_id, service_id, professional_id, event_type_id, start_at, end_at, source,
-			COALESCE(resource_id, 0)
+			COALESCE(resource_id, 0), COALESCE(series_id, 0)
 		FROM appointments WHERE account_id = ? AND id = ?`, acct.ID, appointmentID).
-		Scan(&apptStatus, &c.Previous, &client, &service, &pro, &et, &from, &to, &source, &resource)
+		Scan(&apptStatus, &c.Previous, &client, &service, &pro, &et, &from, &to, &source, &resource, &series)
 	if db.IsNoRows(err) {
 		return c, errs.New(errs.NotFound, "appointment %d not found", appointmentID)
 	}
@@ -150,8 +150,8 @@ func SetConfirmationBy(ctx context.Context, tx *db.Tx, acct account.Account, app
 	if err != nil {
 		return c, err
 	}
-	return c, jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventConfirmationChanged, SourceID: appointmentID, Data: map[string]any{
+	return c, jobs.Emit(ctx, tx, acct, now, jobs.Event{Type: jobs.EventConfirmationChanged, SourceID: appointmentID, Data: withSeries(map[string]any{
 		"appointment_id": appointmentID, "client_id": client, "service_id": service, "calendar_profile_id": pro, "event_type_id": et,
 		"start_at": clock.Format(db.Time(from)), "end_at": clock.Format(db.Time(to)), "source": source, "resource_id": eventResource(resource),
-		"confirmation_status": status, "previous_confirmation_status": c.Previous, "by": by}})
+		"confirmation_status": status, "previous_confirmation_status": c.Previous, "by": by}, series)})
 }

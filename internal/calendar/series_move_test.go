@@ -2,6 +2,7 @@ package calendar_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,13 @@ func TestMoveSeriesFrom(t *testing.T) {
 					}
 					if got := db.Time(start); !got.Equal(tc.wants[i]) || events != wantEvents {
 						t.Errorf("session %d: at %s with %d events, want %s with %d", i, got, events, tc.wants[i], wantEvents)
+					}
+					if wantEvents == 1 {
+						var body string
+						store.QueryRow(ctx, `SELECT body FROM outbox WHERE account_id = ? AND kind = 'webhook' AND source_id = ?`, acct.ID, o.ID).Scan(&body)
+						if want := fmt.Sprintf(`"series_id":%d`, b.Series.ID); !strings.Contains(body, want) {
+							t.Errorf("session %d: appointment.rescheduled lacks %s: %s", i, want, body)
+						}
 					}
 				}
 				// One new confirmation request, listing the moved dates.
