@@ -96,6 +96,8 @@ func TestBookCourseFromTheGrid(t *testing.T) {
 			t.Fatalf("%d confirmation requests for the course, want 1", n)
 		}
 
+		// Today marks a course's session and offers "this and the following".
+		u.get("/app/today?date=2026-11-30").must(t, http.StatusOK).contains(t, ">course<", `name="scope" value="following"`)
 		// Another account can neither see nor cancel the sessions.
 		bob := h.signedIn("bob@other.test", "bob-password")
 		bob.post("/app/appointments/"+itoa(ids[2])+"/cancel", url.Values{"scope": {"following"}}).must(t, http.StatusNotFound)
