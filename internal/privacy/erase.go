@@ -97,10 +97,6 @@ func scrub(ctx context.Context, tx *db.Tx, acct account.Account, s subject, now 
 			marks = append(marks, "%"+likeEscape(v)+"%")
 		}
 	}
-	tags, err := db.QueryInt64s(ctx, tx, `SELECT tag_id FROM client_tags WHERE account_id = ? AND client_id = ?`, acct.ID, id)
-	if err != nil {
-		return err
-	}
 	stmts := []statement{
 		{"appointments", `UPDATE appointments SET notes = '', custom_fields = '{}' WHERE account_id = ? AND client_id = ?`, []any{acct.ID, id}},
 		{"waitlist entries", `UPDATE waitlist_entries SET notes = '' WHERE account_id = ? AND client_id = ?`, []any{acct.ID, id}},
@@ -115,20 +111,15 @@ func scrub(ctx context.Context, tx *db.Tx, acct account.Account, s subject, now 
 				(SELECT id FROM conversations WHERE account_id = ? AND (phone_national = ? OR customer_phone_number = ?))`, []any{acct.ID, acct.ID, s.national, s.e164}},
 			statement{"conversations", `UPDATE conversations SET customer_phone_number = '', phone_national = NULL, summary = ''
 				WHERE account_id = ? AND (phone_national = ? OR customer_phone_number = ?)`, []any{acct.ID, s.national, s.e164}},
-			statement{"verification codes", `DELETE FROM verification_codes WHERE account_id = ? AND (phone = ? OR phone = ?)`, []any{acct.ID, s.e164, s.national}},
+			// Codes are kept (they count a client address's requests) without
+			// the phone, and expire now.
+			statement{"verification codes", `UPDATE verification_codes SET phone = '', expires_at = CASE WHEN expires_at > ? THEN ? ELSE expires_at END
+				WHERE account_id = ? AND (phone = ? OR phone = ?)`, []any{us, us, acct.ID, s.e164, s.national}},
 		)
 	}
 	for _, st := range stmts {
 		if _, err := tx.Exec(ctx, st.sql, st.args...); err != nil {
 			return fmt.Errorf("erase %s: %w", st.what, err)
-		}
-	}
-	// A tag no other client holds goes too: its name may describe them.
-	if len(tags) > 0 {
-		in, args := db.In(tags)
-		if _, err := tx.Exec(ctx, `DELETE FROM tags WHERE account_id = ? AND id IN `+in+`
-			AND NOT EXISTS (SELECT 1 FROM client_tags ct WHERE ct.tag_id = tags.id)`, append([]any{acct.ID}, args...)...); err != nil {
-			return fmt.Errorf("erase tags: %w", err)
 		}
 	}
 	if err := scrubOutbox(ctx, tx, acct, s, marks, now); err != nil {
@@ -146,7 +137,7 @@ func scrub(ctx context.Context, tx *db.Tx, acct account.Account, s subject, now 
 			}
 		}
 	}
-	_, err = tx.Exec(ctx, `UPDATE clients SET first_name = '', last_name = '', name_search = '', search_text = '', phone_cc = NULL,
+	_, err := tx.Exec(ctx, `UPDATE clients SET first_name = '', last_name = '', name_search = '', search_text = '', phone_cc = NULL,
 		phone_national = NULL, email = NULL, email_norm = NULL, company = NULL, timezone = NULL, data = '{}', file_key = NULL,
 		national_id = '', insurer = '', insurance_policy = '', erased_at = ?, updated_at = ? WHERE account_id = ? AND id = ?`,
 		us, us, acct.ID, id)

@@ -22,6 +22,9 @@ import (
 // person's, so finding one anywhere says whose data it is.
 type Person struct {
 	First, Last, Phone, National, Email, NationalID, Marker string
+	// Tag is a label the team gives the client: the account's
+	// vocabulary, not the client's data (it stays after erasure).
+	Tag string
 }
 
 // Needles are the person's personal data as a scan looks for them (lower
@@ -38,9 +41,9 @@ func (p Person) Needles() []string {
 // client of the same account, whose data must never leak nor go.
 var (
 	Erasable = Person{First: "Zebulonia", Last: "Quixotewick", Phone: "+34699100200", National: "699100200",
-		Email: "zeb.quix@erase.test", NationalID: "12345678Z", Marker: "MRKERASE7731"}
+		Email: "zeb.quix@erase.test", NationalID: "12345678Z", Marker: "MRKERASE7731", Tag: "needs-follow-up"}
 	Kept = Person{First: "Otheria", Last: "Marksworth", Phone: "+34699300400", National: "699300400",
-		Email: "oth.marks@keep.test", NationalID: "87654321X", Marker: "MRKKEEP4410"}
+		Email: "oth.marks@keep.test", NationalID: "87654321X", Marker: "MRKKEEP4410", Tag: "recall-in-spring"}
 )
 
 // Secrets are known secret strings the fixture stores (channel
@@ -106,7 +109,7 @@ func Seed(t testing.TB, store *db.DB, acct account.Account, p Person, hour int) 
 		NationalID: p.NationalID, Insurer: "Insurer " + p.Marker, InsurancePolicy: "POL-" + p.Marker}, Now); err != nil {
 		t.Fatalf("update client: %v", err)
 	}
-	if err := contact.AddClientTag(ctx, store, acct, r.ClientID, "tag-"+p.Marker, Now); err != nil {
+	if err := contact.AddClientTag(ctx, store, acct, r.ClientID, p.Tag, Now); err != nil {
 		t.Fatalf("tag: %v", err)
 	}
 	us := db.Micros(Now)
