@@ -109,6 +109,18 @@ func TestClientDataRights(t *testing.T) {
 		if n := h.count("audit_log", "account_id = ? AND action = 'erased' AND object_id = ? AND user_name = 'Ana Ruiz' AND summary = ''", acme.ID, itoa(zeb.ClientID)); n != 1 {
 			t.Fatalf("erase audit entries: %d", n)
 		}
+		// The API shows the erased client's card as stored: same id, no
+		// personal data (docs/data-rights.md, "Through the API").
+		var pipe int64
+		if err := store.QueryRow(ctx, `SELECT pipeline_id FROM cards WHERE id = ?`, zeb.Card).Scan(&pipe); err != nil {
+			t.Fatal(err)
+		}
+		status, body := h.api("GET", "/api/v2/public/leadflow/pipelines/"+itoa(pipe)+"/clients?limit=100", acmeKey, nil)
+		raw, _ := json.Marshal(body)
+		if status != 200 || !strings.Contains(string(raw), `"id":`+itoa(zeb.ClientID)) || strings.Contains(string(raw), pt.Erasable.Phone) ||
+			strings.Contains(string(raw), pt.Erasable.First) || !strings.Contains(string(raw), pt.Kept.First) {
+			t.Fatalf("pipeline clients after erasure: %d %s", status, raw)
+		}
 		// The Spanish dashboard says "erased" in Spanish.
 		eva := h.signedIn("eva@acme.test", "eva-password")
 		req, _ := http.NewRequest("GET", h.srv.URL+client, nil)

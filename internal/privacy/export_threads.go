@@ -137,7 +137,8 @@ func exportConversations(ctx context.Context, q db.Querier, acct account.Account
 
 // exportOutbox writes the messages sent (or to be sent) to the client:
 // those naming them, and those addressed to their phone. A webhook call's
-// URL is left out (it may carry a token).
+// URL is left out (it may carry a token), and so is a verification code's
+// text (the code).
 func exportOutbox(ctx context.Context, q db.Querier, acct account.Account, s subject, d *doc) error {
 	return each(ctx, q, `SELECT id, kind, channel, recipient, body, status, scheduled_at, created_at, sent_at, delivered_at
 		FROM outbox WHERE account_id = ? AND (client_id = ? OR (recipient = ? AND recipient <> '' AND kind <> ?)) ORDER BY id`,
@@ -153,6 +154,9 @@ func exportOutbox(ctx context.Context, q db.Querier, acct account.Account, s sub
 			var to *string
 			if kind != jobs.MsgWebhook {
 				to = &recipient
+			}
+			if kind == jobs.MsgVerificationCode {
+				body = "" // a one-time code is a secret, even once sent
 			}
 			return d.item(map[string]any{"id": id, "kind": kind, "channel": channel, "recipient": to, "body": body, "status": st,
 				"scheduled_at": at(scheduled), "created_at": at(created), "sent_at": stamp(sent), "delivered_at": stamp(delivered)})

@@ -103,6 +103,7 @@ func TestExportHoldsEverythingAndNothingElse(t *testing.T) {
 			{"pipeline_cards", 1, `"moved"`},
 			{"conversations", 1, "summary " + pt.Erasable.Marker},
 			{"outbox", 2, "Hola " + pt.Erasable.First},
+			{"outbox", 2, `"kind":"verification_code"`},
 			{"consents", 1, `"opted_out":true`},
 			{"audit", 1, "insurer: " + pt.Erasable.Marker},
 		} {

@@ -48,8 +48,9 @@ var (
 
 // Secrets are known secret strings the fixture stores (channel
 // credentials, a webhook's secret and its URL's token, the API key of
-// acme.yaml): no export may hold one.
-var Secrets = []string{"CHANNEL-CREDENTIAL-SECRET-9f3", "WEBHOOK-SECRET-5e1", "WEBHOOK-URL-TOKEN-77a", "s3cret", "pk_test_acme_main"}
+// acme.yaml, a verification code sent to the client): no export may hold
+// one.
+var Secrets = []string{"918273", "CHANNEL-CREDENTIAL-SECRET-9f3", "WEBHOOK-SECRET-5e1", "WEBHOOK-URL-TOKEN-77a", "s3cret", "pk_test_acme_main"}
 
 // Records are the ids of what Seed made for one person.
 type Records struct {
@@ -136,6 +137,8 @@ func Seed(t testing.TB, store *db.DB, acct account.Account, p Person, hour int) 
 	}
 	exec(t, store, `INSERT INTO outbox (account_id, kind, channel, recipient, client_id, body, status, scheduled_at, created_at, source_type, sent_at)
 		VALUES (?, 'automation_message', 'whatsapp', ?, ?, ?, 'sent', ?, ?, 'stage', ?)`, acct.ID, p.Phone, r.ClientID, "Hola "+p.First+" "+p.Marker, us, us, us)
+	exec(t, store, `INSERT INTO outbox (account_id, kind, channel, recipient, body, status, scheduled_at, created_at, source_type, sent_at)
+		VALUES (?, 'verification_code', 'whatsapp', ?, 'Tu código: 918273', 'sent', ?, ?, 'patients', ?)`, acct.ID, p.Phone, us, us, us)
 	var channel int64
 	store.QueryRow(ctx, `SELECT id FROM channels WHERE account_id = ? AND file_key = 'wa'`, acct.ID).Scan(&channel)
 	exec(t, store, `INSERT INTO channel_consents (account_id, client_id, channel_id, opted_out, opted_out_at) VALUES (?, ?, ?, TRUE, ?)`, acct.ID, r.ClientID, channel, us)
