@@ -20,8 +20,11 @@ Without --yes, erase asks for the client's id typed back on stdin.
 See docs/data-rights.md.
 `
 
-// cliActor is who the audit log says erased, from the command line.
-var cliActor = audit.Actor{UserName: "frontdesk clients erase"}
+// Who the audit log says exported or erased, from the command line.
+var (
+	cliExporter = audit.Actor{UserName: "frontdesk clients export"}
+	cliEraser   = audit.Actor{UserName: "frontdesk clients erase"}
+)
 
 // errNotConfirmed: erase was not confirmed; nothing was erased (exit 1).
 var errNotConfirmed = errors.New("clients erase: not confirmed (type the client's id, or pass --yes): nothing was erased")
@@ -53,13 +56,14 @@ func cmdClients(ctx context.Context, args []string, env *Env) error {
 	}
 	defer store.Close()
 	now := env.Clock.Now()
-	if args[0] == "export" {
-		// Written to stdout only once the client is known: a refusal
-		// prints nothing there.
-		return privacy.Export(ctx, store, acct, id, env.Stdout, now)
-	}
 	if _, err := contact.GetClient(ctx, store, acct, id); err != nil {
-		return err
+		return err // before anything is written: a refusal prints nothing on stdout
+	}
+	if args[0] == "export" {
+		if err := privacy.RecordExport(ctx, store, acct, id, cliExporter, now); err != nil {
+			return err
+		}
+		return privacy.Export(ctx, store, acct, id, env.Stdout, now)
 	}
 	if !*yes {
 		fmt.Fprintf(env.Stderr, "This erases the personal data of client %d in %s for good.\nType the client's id to confirm: ", id, acct.Slug)
@@ -69,7 +73,7 @@ func cmdClients(ctx context.Context, args []string, env *Env) error {
 			return errNotConfirmed
 		}
 	}
-	res, err := privacy.Erase(ctx, store, acct, id, cliActor, now)
+	res, err := privacy.Erase(ctx, store, acct, id, cliEraser, now)
 	if err != nil {
 		return err
 	}

@@ -83,6 +83,15 @@ func TestClientsCommands(t *testing.T) {
 			if !erased() {
 				t.Fatal("the confirmed erase did not erase")
 			}
+			// Each door's export and erasure is in the audit log, by id.
+			for action, by := range map[string]string{"exported": "frontdesk clients export", "erased": "frontdesk clients erase"} {
+				var n int
+				store.QueryRow(ctx, `SELECT COUNT(*) FROM audit_log WHERE account_id = ? AND action = ? AND object_type = 'client' AND object_id = ? AND user_name = ?`,
+					acme.ID, action, id, by).Scan(&n)
+				if n != 1 {
+					t.Errorf("audit entries %s by %q: %d, want 1", action, by, n)
+				}
+			}
 			code, stdout, _ := runCmd(t, dsn, "", "clients", "export", "--account", "acme", "--client", id)
 			var doc map[string]any
 			if code != 0 || json.Unmarshal([]byte(stdout), &doc) != nil || doc["client"].(map[string]any)["erased_at"] == nil || strings.Contains(stdout, pt.Erasable.Marker) {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/frontdesk/frontdesk/internal/audit"
 	"github.com/frontdesk/frontdesk/internal/contact"
-	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/privacy"
 )
@@ -43,10 +42,7 @@ func (d *Dashboard) exportClient(w http.ResponseWriter, r *http.Request, s *sess
 	if _, err := contact.GetClient(ctx, d.db, s.Account, id); err != nil {
 		return err
 	}
-	err = d.db.Transact(ctx, func(tx *db.Tx) error {
-		return audit.Record(ctx, tx, s.Account, audit.Actor{UserID: s.UserID, UserName: s.UserName}, "exported", "client", strconv.FormatInt(id, 10), "", now)
-	})
-	if err != nil {
+	if err := privacy.RecordExport(ctx, d.db, s.Account, id, audit.Actor{UserID: s.UserID, UserName: s.UserName}, now); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/audit"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 )
@@ -54,6 +55,14 @@ func Export(ctx context.Context, q db.Querier, acct account.Account, clientID in
 		return out.err
 	}
 	return out.w.Flush()
+}
+
+// RecordExport writes the audit entry of an export of the account's
+// client id, by who (every door records its exports the same way).
+func RecordExport(ctx context.Context, store *db.DB, acct account.Account, clientID int64, by audit.Actor, now time.Time) error {
+	return store.Transact(ctx, func(tx *db.Tx) error {
+		return audit.Record(ctx, tx, acct, by, "exported", "client", strconv.FormatInt(clientID, 10), "", now)
+	})
 }
 
 // doc writes the document: an object whose values are encoded one at a
