@@ -46,6 +46,16 @@ func Erase(ctx context.Context, store *db.DB, acct account.Account, clientID int
 // EraseTx is Erase in the caller's transaction.
 func EraseTx(ctx context.Context, tx *db.Tx, acct account.Account, clientID int64, by audit.Actor, now time.Time) (Erased, error) {
 	out := Erased{ClientID: clientID}
+	// The client's keys are locked as a booking locks them (phone, e-mail,
+	// id, then the row), so a booking by the same phone waits for the
+	// erasure and then finds no client.
+	c, err := contact.GetClient(ctx, tx, acct, clientID)
+	if err != nil {
+		return out, err
+	}
+	if err := contact.LockKeys(ctx, tx, acct, contact.Keys{Nationals: []string{c.Phone.National}, Emails: []string{c.Email}, IDs: []int64{clientID}}); err != nil {
+		return out, err
+	}
 	locked, err := contact.LockByIDs(ctx, tx, acct, []int64{clientID})
 	if err != nil {
 		return out, err
