@@ -62,6 +62,8 @@ Usage:
   frontdesk outbox list --account SLUG [--json]      messages and calls the automations produced
   frontdesk webhooks deliveries --account SLUG [--json]  outbound webhook deliveries and their attempts
   frontdesk chat import --account SLUG -f FILE.jsonl  load conversations (one per line, idempotent by key)
+  frontdesk clients export --account SLUG --client ID  everything held about a client, as JSON (docs/data-rights.md)
+  frontdesk clients erase --account SLUG --client ID [--yes]  erase a client's personal data for good
   frontdesk import pipeline|waitlist -f FILE.csv ...  CSV import through the public API (--node UUID | --waitlist ID)
   frontdesk bench [--db DSN] [--sizes 0,100k,1M] [--messages 10k,1M] [--out FILE]  measure against the raw floor
   frontdesk bench load --addr HOST:PORT [--duration 60s] [--pid PID]  load run against a running server
@@ -108,6 +110,8 @@ func run(ctx context.Context, args []string, env *Env) int {
 		err = cmdOutbox(ctx, args[1:], env)
 	case "chat":
 		err = cmdChat(ctx, args[1:], env)
+	case "clients":
+		err = cmdClients(ctx, args[1:], env)
 	case "import":
 		err = cmdImport(ctx, args[1:], env)
 	case "webhooks":

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/channels"
@@ -17,6 +18,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/pipeline"
+	"github.com/frontdesk/frontdesk/internal/privacy"
 	"github.com/frontdesk/frontdesk/internal/waitlist"
 )
 
@@ -43,6 +45,9 @@ type clientView struct {
 	// client chosen), message them, and the page to come back to.
 	BookURL, MessageURL, Back string
 	InsurerMax, PolicyMax     int
+	// ErasedAt is when the client's personal data was erased (nil: never;
+	// docs/data-rights.md).
+	ErasedAt *time.Time
 }
 
 func (clientView) isPage() {}
@@ -94,13 +99,22 @@ func (d *Dashboard) clientPage(w http.ResponseWriter, r *http.Request, s *sessio
 	if err != nil {
 		return err
 	}
+	erased, err := privacy.ErasedAt(ctx, d.db, acct, id)
+	if err != nil {
+		return err
+	}
 	data, _ := json.MarshalIndent(c.Data, "", "  ")
 	lead := ""
 	if c.LeadValue != nil {
 		lead = strconv.FormatFloat(*c.LeadValue, 'f', -1, 64)
 	}
-	d.renderTitled(w, r, s, http.StatusOK, "client", c.Name(), "clients", clientView{
-		Client: c, Tags: tags, DataJSON: string(data), Lead: lead, Phone: c.PhoneE164(),
+	title := c.Name()
+	if erased != nil {
+		title = s.Translate("Erased client %d", id)
+	}
+	d.renderTitled(w, r, s, http.StatusOK, "client", title, "clients", clientView{
+		ErasedAt: erased,
+		Client:   c, Tags: tags, DataJSON: string(data), Lead: lead, Phone: c.PhoneE164(),
 		Upcoming: upcoming, Past: past, Attendance: attendance, Entries: entries, Cards: cards, Conversations: convs, Consent: consent,
 		Lists: lists, Services: services, TimePreferences: waitlist.TimePreferences, NotesMax: waitlist.MaxNotesLen,
 		Label: valueLabel(s), BookURL: bookForClientURL(id), MessageURL: fmt.Sprintf("%sconversations/patient/%d", Prefix, id),

@@ -135,6 +135,8 @@ func TestEveryPageInSpanish(t *testing.T) {
 			"clients/suggest":                          "clients/suggest?q=Mar",
 			"conversations/patient/{client_id}":        "conversations/patient/" + itoa(a.Clients["maria"]),
 			"settings/quick-replies":                   "settings/quick-replies",
+			"clients/{client_id}/export":               "clients/" + itoa(a.Clients["maria"]) + "/export",
+			"clients/{client_id}/erase":                "clients/" + itoa(a.Clients["maria"]) + "/erase",
 		}
 		for _, r := range routes {
 			if _, ok := paths[r]; !ok {
@@ -179,6 +181,11 @@ func TestEveryPageInSpanish(t *testing.T) {
 				}
 				p := who.u.get("/app/" + path)
 				if r == "clients/suggest" { // the header's type-ahead: JSON, names as stored
+					p.must(t, http.StatusOK)
+					check(who.name, path)
+					continue
+				}
+				if r == "clients/{client_id}/export" && who.owner { // a JSON download (docs/data-rights.md)
 					p.must(t, http.StatusOK)
 					check(who.name, path)
 					continue

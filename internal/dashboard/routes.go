@@ -73,6 +73,10 @@ func (d *Dashboard) routes() {
 	d.action("POST "+Prefix+"clients/{client_id}/tags", d.addTag)
 	d.action("POST "+Prefix+"clients/{client_id}/tags/remove", d.removeTag)
 	d.action("POST "+Prefix+"clients/{client_id}/waitlist", d.addToWaitlist)
+	// A client's data rights, owners only (client_data.go).
+	d.page("GET "+Prefix+"clients/{client_id}/export", dataRightsOnly(d, d.exportClient))
+	d.page("GET "+Prefix+"clients/{client_id}/erase", dataRightsOnly(d, d.erasePage))
+	d.action("POST "+Prefix+"clients/{client_id}/erase", dataRightsOnly(d, d.eraseClient))
 
 	// The inbox (inbox.go).
 	d.page("GET "+Prefix+"conversations", d.inboxPage)

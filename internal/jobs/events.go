@@ -31,10 +31,15 @@ const (
 // arrived, no_show or completed, or undid that (calendar.MarkAppointmentStatus).
 const EventAppointmentStatusChanged = "appointment.status_changed"
 
+// EventClientErased: a client's personal data was erased
+// (privacy.Erase, docs/data-rights.md); data is {client_id}, so
+// integrators erase what they copied downstream.
+const EventClientErased = "client.erased"
+
 // EventTypes lists every event type a webhook can subscribe to.
 var EventTypes = []string{EventAppointmentBooked, EventAppointmentRescheduled, EventAppointmentCancelled, EventConfirmationChanged,
 	EventAppointmentStatusChanged, EventWaitlistEntryCreated, EventWaitlistSeatOffered, EventWaitlistEntryResolved,
-	EventPipelineClientPlaced, EventPipelineClientMoved, EventPipelineClientRemoved, EventChatConversationUpdate}
+	EventPipelineClientPlaced, EventPipelineClientMoved, EventPipelineClientRemoved, EventChatConversationUpdate, EventClientErased}
 
 // webhookAttempts spreads retries over more than 24 hours with the default
 // backoff (2^n seconds, at most an hour).

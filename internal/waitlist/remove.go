@@ -40,6 +40,15 @@ func Remove(ctx context.Context, store *db.DB, acct account.Account, id int64, r
 	return e, err
 }
 
+// RemoveClientEntries resolves every open entry of a client as removed
+// with reason, in tx, each with its waitlist.entry_resolved (the erasure of
+// docs/data-rights.md); it reports how many.
+func RemoveClientEntries(ctx context.Context, tx db.Querier, acct account.Account, clientID int64, reason string, now time.Time) (int, error) {
+	return resolveEntries(ctx, tx, acct, `UPDATE waitlist_entries SET status = 'removed', resolved_at = ?, resolution_reason = ?, updated_at = ?
+		WHERE account_id = ? AND client_id = ? AND status IN `+openStatuses,
+		[]any{db.Micros(now), reasonOrDefault(reason), db.Micros(now), acct.ID, clientID}, now)
+}
+
 // RemoveResult is the body of remove many.
 type RemoveResult struct {
 	Status       string `json:"status"`
