@@ -14,6 +14,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/managelink"
 	"github.com/frontdesk/frontdesk/internal/offers"
 	"github.com/frontdesk/frontdesk/internal/outbound"
+	"github.com/frontdesk/frontdesk/internal/retention"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 )
 
@@ -61,9 +62,11 @@ func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, wf workerFlags, 
 		_, err := offers.RunDue(ctx, store, now)
 		return err
 	}
+	// Retention runs once a day per account (docs/retention.md).
+	cleanup := &retention.Scheduler{DB: store}
 	return &jobs.Worker{DB: store, Clock: clk, Log: log, Handlers: fx.Handlers(), BatchHandlers: fx.BatchHandlers(), Calls: fx.Calls(),
 		Poll: *wf.poll, Concurrency: *wf.concurrency, Batch: *wf.batch, Heartbeat: *wf.heartbeat, Stale: *wf.stale,
-		Periodic: []func(context.Context, time.Time) error{seatOffers}}
+		Periodic: []func(context.Context, time.Time) error{seatOffers, cleanup.Tick}}
 }
 
 // cmdWorker runs only the job worker, for deployments that separate it from
