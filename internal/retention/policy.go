@@ -55,20 +55,28 @@ var maxN = map[string]int{Days: 36500, Months: 1200, Years: 100}
 
 var periodRE = regexp.MustCompile(`^([0-9]{1,6})(d|mo|y)$`)
 
-// PeriodRefusal is ParsePeriod's message (a fixed sentence, so the
-// dashboard's catalogue can translate it).
-const PeriodRefusal = "must be a period like 90d, 24mo or 5y, from 1 day to 100 years"
+// refusePeriod says why v is not a period.
+func refusePeriod(v any) error {
+	return errs.New(errs.ValidationError, "%s is not a period like 90d, 24mo or 5y, from 1 day to 100 years", quoted(v))
+}
+
+func quoted(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprint(v)
+}
 
 // ParsePeriod reads "90d", "24mo" or "5y": whole days, calendar months or
 // calendar years, from 1 day to 100 years.
 func ParsePeriod(s string) (Period, error) {
 	m := periodRE.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
-		return Period{}, errs.New(errs.ValidationError, PeriodRefusal)
+		return Period{}, refusePeriod(s)
 	}
 	n, _ := strconv.Atoi(m[1])
 	if n < 1 || n > maxN[m[2]] {
-		return Period{}, errs.New(errs.ValidationError, PeriodRefusal)
+		return Period{}, refusePeriod(s)
 	}
 	return Period{N: n, Unit: m[2]}, nil
 }
@@ -113,7 +121,7 @@ func Read(values map[string]any) (Policy, map[string]error) {
 	}
 	for key, v := range values {
 		if !known(Kind(key)) {
-			refuse(key, errs.New(errs.ValidationError, "is not one of messages, outbox, webhook_deliveries, audit"))
+			refuse(key, errs.New(errs.ValidationError, "%q is not one of messages, outbox, webhook_deliveries, audit", key))
 			continue
 		}
 		switch v := v.(type) {
@@ -129,7 +137,7 @@ func Read(values map[string]any) (Policy, map[string]error) {
 			}
 			p[Kind(key)] = per
 		default:
-			refuse(key, errs.New(errs.ValidationError, PeriodRefusal))
+			refuse(key, refusePeriod(v))
 		}
 	}
 	return p, bad
