@@ -61,6 +61,7 @@ Usage:
   frontdesk worker [--poll 1s]                       run only the job worker
   frontdesk outbox list --account SLUG [--json]      messages and calls the automations produced
   frontdesk webhooks deliveries --account SLUG [--json]  outbound webhook deliveries and their attempts
+  frontdesk retention run --account SLUG [--dry-run]  remove what is older than the account's retention now
   frontdesk chat import --account SLUG -f FILE.jsonl  load conversations (one per line, idempotent by key)
   frontdesk import pipeline|waitlist -f FILE.csv ...  CSV import through the public API (--node UUID | --waitlist ID)
   frontdesk bench [--db DSN] [--sizes 0,100k,1M] [--messages 10k,1M] [--out FILE]  measure against the raw floor
@@ -112,6 +113,8 @@ func run(ctx context.Context, args []string, env *Env) int {
 		err = cmdImport(ctx, args[1:], env)
 	case "webhooks":
 		err = cmdWebhooks(ctx, args[1:], env)
+	case "retention":
+		err = cmdRetention(ctx, args[1:], env)
 	case "bench":
 		err = cmdBench(ctx, args[1:], env)
 	case "channels":
