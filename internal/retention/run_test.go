@@ -301,3 +301,7 @@ func TestRetentionBatches(t *testing.T) {
 		}
 	})
 }
+
+func retentionAccount(ctx context.Context, store *db.DB) (account.Account, error) {
+	return account.BySlug(ctx, store, "big")
+}
