@@ -63,7 +63,7 @@ func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, wf workerFlags, 
 		return err
 	}
 	// Retention runs once a day per account (docs/retention.md).
-	cleanup := &retention.Scheduler{DB: store}
+	cleanup := &retention.Scheduler{DB: store, Log: log}
 	return &jobs.Worker{DB: store, Clock: clk, Log: log, Handlers: fx.Handlers(), BatchHandlers: fx.BatchHandlers(), Calls: fx.Calls(),
 		Poll: *wf.poll, Concurrency: *wf.concurrency, Batch: *wf.batch, Heartbeat: *wf.heartbeat, Stale: *wf.stale,
 		Periodic: []func(context.Context, time.Time) error{seatOffers, cleanup.Tick}}

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -104,28 +105,48 @@ func RunDue(ctx context.Context, store *db.DB, now time.Time) (int, error) {
 }
 
 // Scheduler is the job worker's periodic task: it looks for due accounts
-// at most once per Check (default a minute), not at every poll.
+// at most once per Check (default a minute), not at every poll, and runs
+// them in a goroutine of their own, one round at a time per process, so a
+// long first run (a backlog of years) never holds up the jobs the worker
+// polls for meanwhile. A round cut off by shutdown leaves the rest of that
+// account's day undone; the batches it committed stay.
 type Scheduler struct {
 	DB    *db.DB
 	Check time.Duration
+	// Log receives a round's failures (nil: dropped).
+	Log *slog.Logger
 
-	mu   sync.Mutex
-	next time.Time
+	mu      sync.Mutex
+	next    time.Time
+	running bool
+	rounds  sync.WaitGroup
 }
 
-// Tick runs the due accounts when a check is due at now.
+// Tick starts a round when a check is due at now and no round is running.
 func (s *Scheduler) Tick(ctx context.Context, now time.Time) error {
 	s.mu.Lock()
-	if now.Before(s.next) {
-		s.mu.Unlock()
+	defer s.mu.Unlock()
+	if now.Before(s.next) || s.running {
 		return nil
 	}
 	check := s.Check
 	if check <= 0 {
 		check = time.Minute
 	}
-	s.next = now.Add(check)
-	s.mu.Unlock()
-	_, err := RunDue(ctx, s.DB, now)
-	return err
+	s.next, s.running = now.Add(check), true
+	s.rounds.Add(1)
+	go func() {
+		defer s.rounds.Done()
+		_, err := RunDue(ctx, s.DB, now)
+		if err != nil && s.Log != nil {
+			s.Log.Error("retention: run failed", "err", err)
+		}
+		s.mu.Lock()
+		s.running = false
+		s.mu.Unlock()
+	}()
+	return nil
 }
+
+// Wait returns when the round under way, if any, has ended.
+func (s *Scheduler) Wait() { s.rounds.Wait() }

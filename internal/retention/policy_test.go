@@ -125,12 +125,24 @@ func TestRunDueOncePerDay(t *testing.T) {
 		if err := s.Tick(ctx, later); err != nil {
 			t.Fatal(err)
 		}
+		s.Wait()
+		if st, _ := retention.Load(ctx, store, f.acct); st.LastRun == nil || !st.LastRun.At.Equal(later) {
+			t.Fatalf("the tick did not run the due account: %+v", st.LastRun)
+		}
 		mustExec(t, store, `UPDATE accounts SET retention_next_run_at = NULL, retention_last_run = NULL WHERE id = ?`, f.acct.ID)
 		if err := s.Tick(ctx, later.Add(time.Second)); err != nil {
 			t.Fatal(err)
 		}
+		s.Wait()
 		if st, _ := retention.Load(ctx, store, f.acct); st.LastRun != nil {
 			t.Errorf("a tick within the minute ran again: %+v", st.LastRun)
+		}
+		if err := s.Tick(ctx, later.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		s.Wait()
+		if st, _ := retention.Load(ctx, store, f.acct); st.LastRun == nil {
+			t.Error("the next minute's tick did not run the due account")
 		}
 	})
 }
