@@ -100,3 +100,49 @@ func TestRetentionCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkerRunsRetention: `frontdesk worker` runs an account's retention
+// on its own (the job worker's periodic tasks), by its clock.
+func TestWorkerRunsRetention(t *testing.T) {
+	for _, e := range []db.Engine{db.SQLite, db.Postgres} {
+		t.Run(string(e), func(t *testing.T) {
+			dsn := dbtest.DSN(t, e)
+			now := time.Date(2026, 6, 15, 12, 0, 0, 0, time.UTC)
+			file := filepath.Join(t.TempDir(), "w.yaml")
+			os.WriteFile(file, []byte("account: {slug: acme, retention: {audit: 1y}}\n"), 0o600)
+			if code, _, stderr := runCmdAt(t, dsn, now, "workspace", "apply", "-f", file); code != 0 {
+				t.Fatalf("workspace apply: %d %s", code, stderr)
+			}
+			store, err := db.Open(context.Background(), dsn, db.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.Close()
+			acct, _ := account.BySlug(context.Background(), store, "acme")
+			for _, at := range []time.Time{now.AddDate(-2, 0, 0), now} {
+				store.Exec(context.Background(), `INSERT INTO audit_log (account_id, action, object_type, created_at) VALUES (?, 'updated', 'service', ?)`, acct.ID, db.Micros(at))
+			}
+
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan int, 1)
+			var out, errb bytes.Buffer
+			env := &Env{Getenv: func(string) string { return "" }, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Clock: clock.NewFake(now)}
+			go func() { done <- run(ctx, []string{"worker", "--db", dsn, "--poll", "10ms"}, env) }()
+			var n int
+			for i := 0; i < 500; i++ {
+				store.QueryRow(context.Background(), `SELECT COUNT(*) FROM audit_log WHERE account_id = ?`, acct.ID).Scan(&n)
+				if n == 1 {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			cancel()
+			if code := <-done; code != 0 {
+				t.Errorf("worker exited %d: %s", code, errb.String())
+			}
+			if n != 1 {
+				t.Fatalf("the worker left %d audit entries, want 1", n)
+			}
+		})
+	}
+}
