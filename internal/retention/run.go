@@ -80,9 +80,12 @@ const (
 // (never pending, which includes a message being handed to its provider),
 // with no job still to run for them, and never the table's newest row, so
 // SQLite never hands a deleted id out again (it numbers from the highest).
+// That MAX(id) is the one read that spans accounts, on purpose: ids are the
+// table's, not the account's.
 const outboxDone = `account_id = ? AND %s AND created_at < ?
 	AND status IN ('sent', 'delivered', 'read', 'failed', 'suppressed', 'cancelled')
-	AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.outbox_id = outbox.id AND jobs.status IN ('pending', 'running'))
+	AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.account_id = outbox.account_id AND jobs.outbox_id = outbox.id
+		AND jobs.status IN ('pending', 'running'))
 	AND id < (SELECT MAX(id) FROM outbox)`
 
 func outboxKind(k Kind) string {
