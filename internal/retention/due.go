@@ -108,8 +108,8 @@ func RunDue(ctx context.Context, store *db.DB, now time.Time) (int, error) {
 // at most once per Check (default a minute), not at every poll, and runs
 // them in a goroutine of their own, one round at a time per process, so a
 // long first run (a backlog of years) never holds up the jobs the worker
-// polls for meanwhile. A round cut off by shutdown leaves the rest of that
-// account's day undone; the batches it committed stay.
+// polls for meanwhile. Stop ends a round between two batches: the rest of
+// that account's day is left undone; the batches it committed stay.
 type Scheduler struct {
 	DB    *db.DB
 	Check time.Duration
@@ -119,6 +119,8 @@ type Scheduler struct {
 	mu      sync.Mutex
 	next    time.Time
 	running bool
+	stopped bool
+	cancel  context.CancelFunc
 	rounds  sync.WaitGroup
 }
 
@@ -126,7 +128,7 @@ type Scheduler struct {
 func (s *Scheduler) Tick(ctx context.Context, now time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if now.Before(s.next) || s.running {
+	if now.Before(s.next) || s.running || s.stopped {
 		return nil
 	}
 	check := s.Check
@@ -134,11 +136,14 @@ func (s *Scheduler) Tick(ctx context.Context, now time.Time) error {
 		check = time.Minute
 	}
 	s.next, s.running = now.Add(check), true
+	round, cancel := context.WithCancel(ctx)
+	s.cancel = cancel
 	s.rounds.Add(1)
 	go func() {
 		defer s.rounds.Done()
-		_, err := RunDue(ctx, s.DB, now)
-		if err != nil && s.Log != nil {
+		defer cancel()
+		_, err := RunDue(round, s.DB, now)
+		if err != nil && round.Err() == nil && s.Log != nil {
 			s.Log.Error("retention: run failed", "err", err)
 		}
 		s.mu.Lock()
@@ -150,3 +155,15 @@ func (s *Scheduler) Tick(ctx context.Context, now time.Time) error {
 
 // Wait returns when the round under way, if any, has ended.
 func (s *Scheduler) Wait() { s.rounds.Wait() }
+
+// Stop ends the round under way, if any, at its next batch, waits for it,
+// and starts no other (the worker is shutting down).
+func (s *Scheduler) Stop() {
+	s.mu.Lock()
+	s.stopped = true
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.mu.Unlock()
+	s.rounds.Wait()
+}

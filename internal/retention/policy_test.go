@@ -144,5 +144,15 @@ func TestRunDueOncePerDay(t *testing.T) {
 		if st, _ := retention.Load(ctx, store, f.acct); st.LastRun == nil {
 			t.Error("the next minute's tick did not run the due account")
 		}
+		// Stopped (the worker shuts down): no round starts any more.
+		s.Stop()
+		mustExec(t, store, `UPDATE accounts SET retention_next_run_at = NULL, retention_last_run = NULL WHERE id = ?`, f.acct.ID)
+		if err := s.Tick(ctx, later.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		s.Wait()
+		if st, _ := retention.Load(ctx, store, f.acct); st.LastRun != nil {
+			t.Error("a stopped scheduler started a round")
+		}
 	})
 }
