@@ -37,7 +37,10 @@ type retentionView struct {
 	// LastRunAt is zero before the first run.
 	LastRunAt time.Time
 	LastRun   []retentionRunRow
+	// NextRunAt is zero when the policy runs at the worker's next check
+	// (Limited) or never (everything kept forever).
 	NextRunAt time.Time
+	Limited   bool
 }
 
 func (retentionView) isPage() {}
@@ -90,7 +93,7 @@ func (d *Dashboard) retentionPage(w http.ResponseWriter, r *http.Request, s *ses
 	if err != nil {
 		return err
 	}
-	v := retentionView{NextRunAt: st.NextRunAt}
+	v := retentionView{NextRunAt: st.NextRunAt, Limited: len(st.Policy) > 0}
 	for _, k := range retention.Kinds {
 		row := retentionRow{Kind: string(k), Label: retentionLabel(s, k), Hint: retentionHint(s, k), Kept: s.Translate("Keep forever")}
 		if p, ok := st.Policy[k]; ok {

@@ -32,7 +32,7 @@ func TestSettingsRetention(t *testing.T) {
 		}
 		ana.follow(ana.post(page, url.Values{"messages": {"24mo"}, "outbox": {""}, "webhook_deliveries": {"90d"}, "audit": {"1y"}})).
 			must(t, http.StatusOK).contains(t, "Saved.", "<td>24 months</td>", "<td>90 days</td>", "<td>1 year</td>",
-			"<th scope=\"row\">Sent messages (outbox)</th><td>Keep forever</td>", `value="24mo"`)
+			"<th scope=\"row\">Sent messages (outbox)</th><td>Keep forever</td>", `value="24mo"`, "Next run: within a minute.")
 		var summary string
 		store.QueryRow(t.Context(), `SELECT summary FROM audit_log WHERE object_type = 'retention'`).Scan(&summary)
 		if want := "messages: forever → 24mo; webhook_deliveries: forever → 90d; audit: forever → 1y"; summary != want {
@@ -63,7 +63,7 @@ func TestSettingsRetention(t *testing.T) {
 			t.Fatal(err)
 		}
 		body := ana.get(page).must(t, http.StatusOK).Body
-		for _, want := range []string{"Last run", "<th scope=\"row\">Audit log</th><td>1 year</td><td>", "</td><td>2</td></tr>"} {
+		for _, want := range []string{"Last run", "Next run: ", "<th scope=\"row\">Audit log</th><td>1 year</td><td>", "</td><td>2</td></tr>"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("the last run: no %q", want)
 			}
