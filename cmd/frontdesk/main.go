@@ -61,6 +61,7 @@ Usage:
   frontdesk worker [--poll 1s]                       run only the job worker
   frontdesk outbox list --account SLUG [--json]      messages and calls the automations produced
   frontdesk webhooks deliveries --account SLUG [--json]  outbound webhook deliveries and their attempts
+  frontdesk retention run --account SLUG [--dry-run]  remove what is older than the account's retention now
   frontdesk chat import --account SLUG -f FILE.jsonl  load conversations (one per line, idempotent by key)
   frontdesk clients export --account SLUG --client ID  everything held about a client, as JSON (docs/data-rights.md)
   frontdesk clients erase --account SLUG --client ID [--yes]  erase a client's personal data for good
@@ -116,6 +117,8 @@ func run(ctx context.Context, args []string, env *Env) int {
 		err = cmdImport(ctx, args[1:], env)
 	case "webhooks":
 		err = cmdWebhooks(ctx, args[1:], env)
+	case "retention":
+		err = cmdRetention(ctx, args[1:], env)
 	case "bench":
 		err = cmdBench(ctx, args[1:], env)
 	case "channels":

@@ -14,6 +14,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/managelink"
 	"github.com/frontdesk/frontdesk/internal/offers"
 	"github.com/frontdesk/frontdesk/internal/outbound"
+	"github.com/frontdesk/frontdesk/internal/retention"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 )
 
@@ -54,16 +55,32 @@ func (wf workerFlags) check(env *Env) error {
 	return errUsage
 }
 
+// jobWorker is the job worker with the retention rounds it starts beside
+// its polls; Run ends them before it returns, so none outlives the store.
+type jobWorker struct {
+	*jobs.Worker
+	retention *retention.Scheduler
+}
+
+// Run runs the worker until ctx ends, then stops a retention round under way.
+func (w jobWorker) Run(ctx context.Context) error {
+	err := w.Worker.Run(ctx)
+	w.retention.Stop()
+	return err
+}
+
 // newWorker builds the job worker every process runs the same way.
-func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, wf workerFlags, box *secrets.Box, sender jobs.Sender, targets outbound.Policy) *jobs.Worker {
+func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, wf workerFlags, box *secrets.Box, sender jobs.Sender, targets outbound.Policy) jobWorker {
 	fx := &jobs.Effects{Clock: clk, Secrets: box, Sender: sender, SendTimeout: *wf.sendTimeout, Targets: targets}
 	seatOffers := func(ctx context.Context, now time.Time) error {
 		_, err := offers.RunDue(ctx, store, now)
 		return err
 	}
-	return &jobs.Worker{DB: store, Clock: clk, Log: log, Handlers: fx.Handlers(), BatchHandlers: fx.BatchHandlers(), Calls: fx.Calls(),
+	// Retention runs once a day per account (docs/retention.md).
+	cleanup := &retention.Scheduler{DB: store, Log: log}
+	return jobWorker{Worker: &jobs.Worker{DB: store, Clock: clk, Log: log, Handlers: fx.Handlers(), BatchHandlers: fx.BatchHandlers(), Calls: fx.Calls(),
 		Poll: *wf.poll, Concurrency: *wf.concurrency, Batch: *wf.batch, Heartbeat: *wf.heartbeat, Stale: *wf.stale,
-		Periodic: []func(context.Context, time.Time) error{seatOffers}}
+		Periodic: []func(context.Context, time.Time) error{seatOffers, cleanup.Tick}}, retention: cleanup}
 }
 
 // cmdWorker runs only the job worker, for deployments that separate it from

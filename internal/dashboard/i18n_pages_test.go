@@ -125,6 +125,7 @@ func TestEveryPageInSpanish(t *testing.T) {
 			"settings/webhooks/{webhook_id}":           "settings/webhooks/" + itoa(webhook),
 			"settings/team":                            "settings/team",
 			"settings/audit":                           "settings/audit",
+			"settings/retention":                       "settings/retention",
 			"settings/channels":                        "settings/channels",
 			"settings/calendar-feeds":                  "settings/calendar-feeds",
 			"settings/booking-page":                    "settings/booking-page",

@@ -139,6 +139,9 @@ func (d *Dashboard) routes() {
 	d.ownerAction("POST "+Prefix+"settings/team/{user_id}/active", d.toggleMember)
 
 	d.ownerPage("GET "+Prefix+"settings/audit", d.auditPage)
+	// Settings: data retention (settings_retention.go).
+	d.ownerPage("GET "+Prefix+"settings/retention", d.retentionPage)
+	d.ownerAction("POST "+Prefix+"settings/retention", d.saveRetention)
 	// Settings: the inbox's quick replies (settings_quick_replies.go).
 	d.ownerPage("GET "+Prefix+"settings/quick-replies", d.quickRepliesPage)
 	d.ownerAction("POST "+Prefix+"settings/quick-replies", d.addQuickReply)

@@ -29,6 +29,7 @@ func TestEverySettingsPageHasTheMenu(t *testing.T) {
 			"/app/settings/team":           "Team",
 			"/app/keys":                    "API keys",
 			"/app/settings/audit":          "Audit log",
+			"/app/settings/retention":      "Data retention",
 		} {
 			ana.get(path).must(t, http.StatusOK).contains(t, `<nav class="subnav" aria-label="Settings">`,
 				`aria-current="page">`+current+`</a>`, `aria-current="true">Settings`)

@@ -11,6 +11,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/calendar/bookingrules"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/jobs"
+	"github.com/frontdesk/frontdesk/internal/retention"
 	"github.com/frontdesk/frontdesk/internal/texts"
 )
 
@@ -62,6 +63,10 @@ func (ap *applier) account(ctx context.Context) error {
 	if has("booking_rules") {
 		set, _ := bookingrules.Read(a.BookingRules) // Validate refused what does not read
 		fs.add(true, "booking_rules", set.Document())
+	}
+	if has("retention") { // retention: null keeps everything again
+		policy, _ := retention.Read(a.Retention) // Validate refused what does not read
+		fs.add(true, "retention", policy.Document())
 	}
 	id, err := ap.upsertFields(ctx, "accounts", "", []col{column("slug", a.Slug)}, fs,
 		column("created_at", db.Micros(ap.now)), column("updated_at", db.Micros(ap.now)))

@@ -17,6 +17,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/errs"
 	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/outbound"
+	"github.com/frontdesk/frontdesk/internal/retention"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 	"github.com/frontdesk/frontdesk/internal/valid"
 )
@@ -134,6 +135,20 @@ func (c *checker) limits(l *LimitsSpec) {
 // by (bookingrules.Read), one problem per rule, in a stable order.
 func (c *checker) bookingRules(path string, rules map[string]any) {
 	_, bad := bookingrules.Read(rules)
+	names := make([]string, 0, len(bad))
+	for name := range bad {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		c.refusal(path+"."+name, bad[name])
+	}
+}
+
+// retention checks the account's retention periods with the one reader
+// every door uses.
+func (c *checker) retention(path string, values map[string]any) {
+	_, bad := retention.Read(values)
 	names := make([]string, 0, len(bad))
 	for name := range bad {
 		names = append(names, name)

@@ -49,7 +49,11 @@ type AccountSpec struct {
 	// BookingRules are the account's booking rules (docs/booking-rules.md),
 	// by rule name; values are checked by bookingrules.RuleSet.Set.
 	BookingRules map[string]any `yaml:"booking_rules"`
-	keys         present        // the keys the file gave
+	// Retention is how long the account keeps messages, the outbox,
+	// webhook deliveries and the audit log (docs/retention.md), by kind;
+	// values are read by retention.Read.
+	Retention map[string]any `yaml:"retention"`
+	keys      present        // the keys the file gave
 }
 
 // LimitsSpec is the account's API rate limit (docs/contract.md, Rate limits). Values are

@@ -94,6 +94,7 @@ func Validate(f *File, known *Known) error {
 	}
 	c.limits(a.Limits)
 	c.bookingRules("account.booking_rules", a.BookingRules)
+	c.retention("account.retention", a.Retention)
 	c.channels(f, known)
 
 	c.keys("api_keys", len(f.APIKeys), func(i int) string { return f.APIKeys[i].Key })
