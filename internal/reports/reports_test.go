@@ -1,8 +1,6 @@
 package reports_test
 
 import (
-	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -11,57 +9,11 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/reports"
 	"github.com/frontdesk/frontdesk/internal/reports/reportstest"
-	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
-// clinic applies the fixture's catalogue to a new account slug and seeds
-// the fixture (reportstest.Seed) into it.
 func clinic(tb testing.TB, store *db.DB, slug string) account.Account {
 	tb.Helper()
-	hours := map[string][]string{}
-	for _, d := range []string{"mon", "tue", "wed", "thu", "fri"} {
-		hours[d] = []string{"09:00-13:00"}
-	}
-	doc := map[string]any{
-		"account":     map[string]any{"slug": slug, "name": "Clinic " + slug, "timezone": "Europe/Madrid", "default_region": "ES"},
-		"event_types": []any{map[string]any{"key": "visit", "name": "Visit"}},
-		"clients":     []any{map[string]any{"key": "c", "first_name": "Ana", "phone": "+34600000001"}},
-		"professionals": []any{
-			map[string]any{"key": "p0", "name": "Ana Pro", "working_hours": hours},
-			map[string]any{"key": "p1", "name": "Ben Pro", "working_hours": hours,
-				"time_off": []any{map[string]any{"from": "2026-03-04T08:00:00Z", "to": "2026-03-04T12:00:00Z"}}},
-		},
-		"services": []any{
-			map[string]any{"key": "short", "name": "Short", "default_duration_minutes": 30, "professionals": []string{"p0", "p1"}, "event_types": []string{"visit"}},
-			map[string]any{"key": "long", "name": "Long", "default_duration_minutes": 60, "professionals": []string{"p1"}, "event_types": []string{"visit"},
-				"booking_rules": map[string]any{"cancel_cutoff": "48h"}},
-		},
-		"waitlists": []any{map[string]any{"key": "main", "name": "Main", "services": []string{"short"}}},
-		"pipelines": []any{map[string]any{"key": "sales", "name": "Sales", "stages": []any{
-			map[string]any{"key": "new", "name": "New", "entry_point": true},
-			map[string]any{"key": "contacted", "name": "Contacted"},
-			map[string]any{"key": "won", "name": "Won", "stage_type": "won"},
-		}}},
-	}
-	data, _ := json.Marshal(doc)
-	before := func() time.Time { return reportstest.At(1, 0, 0).AddDate(0, -1, 0) }
-	res, err := (&workspace.Applier{DB: store, Now: before}).Apply(context.Background(), data)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	acct, err := account.BySlug(context.Background(), store, slug)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ids := reportstest.IDs{Account: acct.ID, Pro0: res.IDs.Professionals["p0"], Pro1: res.IDs.Professionals["p1"],
-		Short: res.IDs.Services["short"], Long: res.IDs.Services["long"], EventType: res.IDs.EventTypes["visit"],
-		Client: res.IDs.Clients["c"], Waitlist: res.IDs.Waitlists["main"]}
-	for i, k := range []string{"new", "contacted", "won"} {
-		if err := store.QueryRow(context.Background(), `SELECT id FROM stages WHERE account_id = ? AND file_key = ?`, acct.ID, k).Scan(&ids.Stages[i]); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	reportstest.Seed(tb, store, ids)
+	acct, _ := reportstest.Clinic(tb, store, slug, nil, nil)
 	return acct
 }
 
