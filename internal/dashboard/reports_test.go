@@ -20,12 +20,20 @@ import (
 func reportClinics(t *testing.T, h *harness) (owner, staff *user) {
 	t.Helper()
 	for _, slug := range []string{"repa", "repb"} {
-		reportstest.Clinic(t, h.store, slug, []map[string]any{
-			{"key": "olga", "name": "Olga", "email": "olga@" + slug + ".test", "password": "olga-password", "language": "es"},
-			{"key": "sergio", "name": "Sergio", "email": "sergio@" + slug + ".test", "password": "sergio-password", "role": "staff", "language": "es"},
-		}, password.Hash)
+		reportClinic(t, h, slug)
 	}
 	return h.signedIn("olga@repa.test", "olga-password"), h.signedIn("sergio@repa.test", "sergio-password")
+}
+
+// reportClinic seeds the week into account slug, with Olga (owner) and
+// Sergio (staff), both in Spanish, as olga@<slug>.test and
+// sergio@<slug>.test.
+func reportClinic(t *testing.T, h *harness, slug string) {
+	t.Helper()
+	reportstest.Clinic(t, h.store, slug, []map[string]any{
+		{"key": "olga", "name": "Olga", "email": "olga@" + slug + ".test", "password": "olga-password", "language": "es"},
+		{"key": "sergio", "name": "Sergio", "email": "sergio@" + slug + ".test", "password": "sergio-password", "role": "staff", "language": "es"},
+	}, password.Hash)
 }
 
 const reportWeek = "from=" + reportstest.FirstDay + "&to=" + reportstest.LastDay

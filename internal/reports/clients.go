@@ -10,8 +10,9 @@ import (
 
 // NewClients is the new clients' section: the clients created in the
 // period by source. A client has no source of its own; its source is its
-// first appointment's (api, dashboard, booking_page, waitlist), and "none"
-// for a client with no appointment (docs/reports.md, New clients).
+// first appointment's, the earliest by start (api, dashboard, booking_page,
+// waitlist), and "none" for a client with no appointment (docs/reports.md,
+// New clients).
 type NewClients struct {
 	Total    int
 	BySource []Count
@@ -24,7 +25,7 @@ const SourceNone = "none"
 func ReadNewClients(ctx context.Context, q db.Querier, acct account.Account, f Filter) (NewClients, error) {
 	var out NewClients
 	rows, err := q.Query(ctx, `SELECT COALESCE((SELECT a.source FROM appointments a WHERE a.account_id = c.account_id AND a.client_id = c.id
-			ORDER BY a.created_at, a.id LIMIT 1), ?) AS src, COUNT(*)
+			ORDER BY a.start_at, a.id LIMIT 1), ?) AS src, COUNT(*)
 		FROM clients c WHERE c.account_id = ? AND c.created_at >= ? AND c.created_at < ? GROUP BY src`,
 		SourceNone, acct.ID, db.Micros(f.From), db.Micros(f.To))
 	if err != nil {

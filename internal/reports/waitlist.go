@@ -27,6 +27,11 @@ type Waitlist struct {
 	Filled       int
 }
 
+// FreedSlotReach bounds how long before a seat a cancelled appointment
+// overlapping it may start (one day): the lookup of the slot a seat filled
+// reads the professional's appointments of that day, not every earlier one.
+const FreedSlotReach = 24 * time.Hour
+
 // ReadWaitlist reads the waiting list's section: the offers counted from
 // the outbox, the holds from the entries, and the accepted seats with the
 // cancellations they filled from the appointments.
@@ -44,9 +49,10 @@ func ReadWaitlist(ctx context.Context, q db.Querier, acct account.Account, f Fil
 		return w, fmt.Errorf("count holds: %w", err)
 	}
 	where, args := f.where(acct, "s.", "created_at")
+	args = append([]any{int64(FreedSlotReach / time.Microsecond)}, args...)
 	rows, err := q.Query(ctx, `SELECT s.created_at, MAX(c.updated_at) FROM appointments s
 		LEFT JOIN appointments c ON c.account_id = s.account_id AND c.professional_id = s.professional_id AND c.status = 'cancelled'
-			AND c.start_at < s.end_at AND c.end_at > s.start_at AND c.updated_at <= s.created_at AND c.id <> s.id
+			AND c.start_at < s.end_at AND c.start_at > s.start_at - ? AND c.end_at > s.start_at AND c.updated_at <= s.created_at AND c.id <> s.id
 		WHERE `+where+` AND s.source = 'waitlist' GROUP BY s.id, s.created_at`, args...)
 	if err != nil {
 		return w, fmt.Errorf("read filled seats: %w", err)
