@@ -8,37 +8,54 @@ package dashboard
 import (
 	"bytes"
 	"html/template"
+	"slices"
+	"strconv"
 
 	"github.com/go-analyze/charts"
 )
 
-// chartData is one bar chart: a label and a value per bar.
+// chartData is one bar chart: a label and a value per bar (counts).
 type chartData struct {
-	Title      string
-	Labels     []string
-	Values     []float64
-	Horizontal bool
+	Title  string
+	Labels []string
+	Values []float64
 }
 
-// svg draws the chart; no bars draw nothing.
+// countLabel writes a count without decimals.
+func countLabel(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+
+// svg draws the chart: vertical bars from 0, every label shown (small and
+// slanted when there are many), each bar's count above it. No bars draw
+// nothing.
 func (c chartData) svg() (template.HTML, error) {
 	if len(c.Values) == 0 {
 		return "", nil
 	}
-	height := 280
-	opts := []charts.OptionFunc{charts.SVGOutputOptionFunc(), charts.SeriesShowLabel(true)}
-	var (
-		p   *charts.Painter
-		err error
-	)
-	if c.Horizontal {
-		height = max(160, 40*len(c.Values)+60)
-		opts = append(opts, charts.DimensionsOptionFunc(640, height), charts.YAxisLabelsOptionFunc(c.Labels))
-		p, err = charts.HorizontalBarRender([][]float64{c.Values}, opts...)
-	} else {
-		opts = append(opts, charts.DimensionsOptionFunc(640, height), charts.XAxisLabelsOptionFunc(c.Labels))
-		p, err = charts.BarRender([][]float64{c.Values}, opts...)
+	x := charts.XAxisOption{Labels: c.Labels, Unit: 1, LabelFontStyle: charts.NewFontStyleWithSize(11)}
+	height := 300
+	if len(c.Labels) > 3 {
+		x.LabelRotation = charts.DegreesToRadians(-30)
+		height = 340
 	}
+	// Whole steps on the value axis: counts have no halves.
+	top := slices.Max(c.Values)
+	y := charts.YAxisOption{Min: charts.Ptr(0.0), ValueFormatter: countLabel, LabelCount: int(min(top, 5)) + 1}
+	if top < 5 {
+		y.Max = charts.Ptr(max(top, 1))
+		y.LabelCount = int(max(top, 1)) + 1
+	}
+	series := charts.NewSeriesListGeneric([][]float64{c.Values}, charts.ChartTypeBar)
+	for i := range series {
+		series[i].Label.Show = charts.Ptr(true)
+		series[i].Label.ValueFormatter = countLabel
+	}
+	p, err := charts.Render(charts.ChartOption{
+		OutputFormat: charts.ChartOutputSVG, Width: 640, Height: height,
+		XAxis:          x,
+		YAxis:          []charts.YAxisOption{y},
+		SeriesList:     series,
+		ValueFormatter: countLabel,
+	})
 	if err != nil {
 		return "", err
 	}

@@ -175,7 +175,7 @@ func reportSections(lang string, rep reports.Report) ([]reportSection, error) {
 	if err := add("waitlist", translate(lang, "Waiting list"), translate(lang, "Seat offers sent in the period and the seats booked from the list."), offers, "waitlist"); err != nil {
 		return nil, err
 	}
-	funnel := chartData{Title: translate(lang, "Cards entering each stage"), Horizontal: true}
+	funnel := chartData{Title: translate(lang, "Cards entering each stage")}
 	for _, fu := range rep.Pipelines {
 		for _, st := range fu.Stages {
 			funnel.Labels, funnel.Values = append(funnel.Labels, fu.Name+" · "+st.Name), append(funnel.Values, float64(st.Entries))
