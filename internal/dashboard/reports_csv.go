@@ -11,8 +11,9 @@ import (
 
 // reportCSV handles "GET /app/reports/{file}": the table {name} of the
 // page as {name}.csv with the page's filters, the same cells the page
-// shows, as an attachment. A table outside the reader's scope, or a name
-// that is no table, is a 404.
+// shows, as an attachment. A name that is no table, or a professional or
+// service of another account, is a 404; staff get the utilisation table's
+// clinic total only (docs/reports.md, Who sees what).
 func (d *Dashboard) reportCSV(w http.ResponseWriter, r *http.Request, s *session) error {
 	name, ok := strings.CutSuffix(r.PathValue("file"), ".csv")
 	if !ok || !contains(reportTableNames, name) {
@@ -21,6 +22,9 @@ func (d *Dashboard) reportCSV(w http.ResponseWriter, r *http.Request, s *session
 	}
 	p, f, scope, err := d.reportFilters(r, s)
 	if err != nil {
+		return err
+	}
+	if _, _, err := d.reportOptions(r, s, scope, f); err != nil {
 		return err
 	}
 	rep, err := reports.Build(r.Context(), d.db, s.Account, f, scope, d.clock.Now())

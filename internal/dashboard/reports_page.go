@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/frontdesk/frontdesk/internal/calendar"
@@ -86,33 +87,51 @@ func (d *Dashboard) reportsPage(w http.ResponseWriter, r *http.Request, s *sessi
 	if err != nil {
 		return err
 	}
+	pros, services, err := d.reportOptions(r, s, scope, f)
+	if err != nil {
+		return err
+	}
 	rep, err := reports.Build(r.Context(), d.db, s.Account, f, scope, d.clock.Now())
 	if err != nil {
 		return err
 	}
 	v := reportsView{Period: p, Presets: reports.Presets, PerProfessional: scope.PerProfessional,
 		ProfessionalID: f.ProfessionalID, ServiceID: f.ServiceID, Query: reportQuery(p, f)}
-	if scope.PerProfessional {
-		pros, err := calendar.CatalogProfessionals(r.Context(), d.db, s.Account)
-		if err != nil {
-			return err
-		}
-		for _, x := range pros {
-			v.Professionals = append(v.Professionals, reportOption{x.ID, x.Name})
-		}
-	}
-	services, err := calendar.CatalogServices(r.Context(), d.db, s.Account)
-	if err != nil {
-		return err
-	}
-	for _, x := range services {
-		v.Services = append(v.Services, reportOption{x.ID, x.Name})
-	}
+	v.Professionals, v.Services = pros, services
 	if v.Sections, err = reportSections(s.Lang, rep); err != nil {
 		return err
 	}
 	d.render(w, r, s, http.StatusOK, "reports", "Reports", "reports", v)
 	return nil
+}
+
+// reportOptions lists the professionals (in the owner's scope) and the
+// services the filters offer; a chosen one that is not the account's is a
+// 404.
+func (d *Dashboard) reportOptions(r *http.Request, s *session, scope reports.Scope, f reports.Filter) (pros, services []reportOption, err error) {
+	if scope.PerProfessional {
+		list, err := calendar.CatalogProfessionals(r.Context(), d.db, s.Account)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, x := range list {
+			pros = append(pros, reportOption{x.ID, x.Name})
+		}
+	}
+	list, err := calendar.CatalogServices(r.Context(), d.db, s.Account)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, x := range list {
+		services = append(services, reportOption{x.ID, x.Name})
+	}
+	has := func(opts []reportOption, id int64) bool {
+		return slices.ContainsFunc(opts, func(o reportOption) bool { return o.ID == id })
+	}
+	if (f.ProfessionalID != 0 && scope.PerProfessional && !has(pros, f.ProfessionalID)) || (f.ServiceID != 0 && !has(services, f.ServiceID)) {
+		return nil, nil, errs.New(errs.NotFound, "not found")
+	}
+	return pros, services, nil
 }
 
 // reportQuery is the filters as a query string.
