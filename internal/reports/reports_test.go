@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/calendar"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/reports"
@@ -255,4 +256,28 @@ func durEq(t *testing.T, what string, got, want time.Duration) {
 	if got != want {
 		t.Errorf("%s: got %v, want %v", what, got, want)
 	}
+}
+
+// TestLateCancelsAgreeWithTheClientRecord: the reports count late cancels
+// by the rule of a patient's record (docs/check-in.md); every cancellation
+// of the fixture is its client Ana's, so both say 2.
+func TestLateCancelsAgreeWithTheClientRecord(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		acct := clinic(t, store, "a")
+		var ana int64
+		if err := store.QueryRow(t.Context(), `SELECT id FROM clients WHERE account_id = ? AND file_key = 'c'`, acct.ID).Scan(&ana); err != nil {
+			t.Fatal(err)
+		}
+		record, err := calendar.ClientAttendance(t.Context(), store, acct, ana)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := reports.ReadAppointments(t.Context(), store, acct, week(t), reports.ScopeFor("owner"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if record.LateCancels != 2 || a.LateCancels != record.LateCancels {
+			t.Errorf("late cancels: record %d, report %d, want 2", record.LateCancels, a.LateCancels)
+		}
+	})
 }
