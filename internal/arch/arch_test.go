@@ -21,7 +21,7 @@ func TestAreasNeverReachUp(t *testing.T) {
 	for _, pkg := range []string{"internal/jobs", "internal/idempotency", "internal/calendar", "internal/waitlist", "internal/pipeline", "internal/contact",
 		"internal/account", "internal/channels", "internal/offers", "internal/readcache", "internal/texts", "internal/db",
 		"internal/chat", "internal/relay", "internal/phone", "internal/clock", "internal/manage", "internal/managelink",
-		"internal/feeds", "internal/ics", "internal/patients", "internal/pagesettings", "internal/privacy", "internal/retention"} {
+		"internal/feeds", "internal/ics", "internal/patients", "internal/pagesettings", "internal/privacy", "internal/retention", "internal/reports"} {
 		t.Run(pkg, func(t *testing.T) {
 			out, err := exec.Command("go", "list", "-deps", mod+pkg).CombinedOutput()
 			if err != nil {

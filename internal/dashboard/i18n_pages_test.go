@@ -138,6 +138,8 @@ func TestEveryPageInSpanish(t *testing.T) {
 			"settings/quick-replies":                   "settings/quick-replies",
 			"clients/{client_id}/export":               "clients/" + itoa(a.Clients["maria"]) + "/export",
 			"clients/{client_id}/erase":                "clients/" + itoa(a.Clients["maria"]) + "/erase",
+			"reports":                                  "reports?from=2026-11-01&to=2026-11-30",
+			"reports/{file}":                           "reports/messages.csv?from=2026-11-01&to=2026-11-30",
 		}
 		for _, r := range routes {
 			if _, ok := paths[r]; !ok {
@@ -181,7 +183,7 @@ func TestEveryPageInSpanish(t *testing.T) {
 					continue
 				}
 				p := who.u.get("/app/" + path)
-				if r == "clients/suggest" { // the header's type-ahead: JSON, names as stored
+				if r == "clients/suggest" || r == "reports/{file}" { // the header's type-ahead (JSON, names as stored), a report's CSV
 					p.must(t, http.StatusOK)
 					check(who.name, path)
 					continue

@@ -54,6 +54,10 @@ func (d *Dashboard) routes() {
 
 	d.page("GET "+Prefix+"activity", d.activityPage)
 
+	// Reports, owners and staff (reports_*.go): the page and each table as CSV.
+	d.page("GET "+Prefix+"reports", d.reportsPage)
+	d.page("GET "+Prefix+"reports/{file}", d.reportCSV)
+
 	// Today, booking from the grid, outcomes and moves (today*.go).
 	d.page("GET "+Prefix+"today", d.todayPage)
 	d.page("GET "+Prefix+"book", d.bookPage)
