@@ -56,7 +56,7 @@ type Attendance struct {
 // A cancelled appointment's last change is its cancellation.
 func ClientAttendance(ctx context.Context, q db.Querier, acct account.Account, clientID int64) (Attendance, error) {
 	var out Attendance
-	book, err := loadRuleBook(ctx, q, acct)
+	late, err := LoadLateCancelRule(ctx, q, acct)
 	if err != nil {
 		return out, err
 	}
@@ -78,11 +78,7 @@ func ClientAttendance(ctx context.Context, q db.Querier, acct account.Account, c
 			out.NoShows++
 			continue
 		}
-		window := book.of(service).CancelCutoff
-		if window <= 0 {
-			window = LateCancelWindow
-		}
-		if db.Time(start).Sub(db.Time(updated)) < window {
+		if late.Late(service, db.Time(start), db.Time(updated)) {
 			out.LateCancels++
 		}
 	}

@@ -132,8 +132,11 @@ func SetConfirmationBy(ctx context.Context, tx *db.Tx, acct account.Account, app
 	}
 	// The guard on the old value makes a concurrent answer to the same
 	// appointment lose cleanly instead of emitting twice.
-	res, err := tx.Exec(ctx, `UPDATE appointments SET confirmation_status = ?, updated_at = ?
-		WHERE account_id = ? AND id = ? AND confirmation_status = ?`, status, db.Micros(now), acct.ID, appointmentID, c.Previous)
+	// confirmed_at is when it last became confirmed, for the reports'
+	// time to confirm (docs/reports.md).
+	res, err := tx.Exec(ctx, `UPDATE appointments SET confirmation_status = ?, updated_at = ?,
+			confirmed_at = CASE WHEN ? = 'confirmed' THEN ? ELSE confirmed_at END
+		WHERE account_id = ? AND id = ? AND confirmation_status = ?`, status, db.Micros(now), status, db.Micros(now), acct.ID, appointmentID, c.Previous)
 	if err != nil {
 		return c, fmt.Errorf("set confirmation: %w", err)
 	}

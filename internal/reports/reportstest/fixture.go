@@ -102,8 +102,8 @@ func Seed(tb testing.TB, store *db.DB, id IDs) {
 		pro   int64
 		after time.Duration
 	}{{At(2, 9, 0), id.Pro0, 2 * time.Hour}, {At(2, 10, 0), id.Pro0, 4 * time.Hour}, {At(2, 9, 0), id.Pro1, 6 * time.Hour}} {
-		exec(`UPDATE appointments SET confirmation_status = 'confirmed', updated_at = ? WHERE account_id = ? AND professional_id = ? AND start_at = ?`,
-			db.Micros(week.Add(c.after)), id.Account, c.pro, db.Micros(c.start))
+		exec(`UPDATE appointments SET confirmation_status = 'confirmed', updated_at = ?, confirmed_at = ? WHERE account_id = ? AND professional_id = ? AND start_at = ?`,
+			db.Micros(week.Add(c.after)), db.Micros(week.Add(c.after)), id.Account, c.pro, db.Micros(c.start))
 	}
 	// Messages: sms 5 delivered, 2 failed (invalid number), 1 suppressed
 	// (opted out), 3 seat offers sent and 1 withdrawn; whatsapp 4 read, 1
