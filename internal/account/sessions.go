@@ -30,6 +30,9 @@ type Session struct {
 	// choice, else the account's ("es" or "en").
 	Language          string
 	LastSeen, Expires time.Time
+	// ProfessionalID is the professional the user is (users.professional_id),
+	// 0 for none: a staff user's reports are that professional's.
+	ProfessionalID int64
 }
 
 // Team roles: an owner may change the account's settings; staff run the
@@ -47,12 +50,12 @@ var Roles = []string{RoleOwner, RoleStaff}
 func SessionByToken(ctx context.Context, q db.Querier, tokenHash string) (s Session, ok bool, err error) {
 	var lastSeen, expires int64
 	var userLang, accountLang string
-	err = q.QueryRow(ctx, `SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, s.expires_at, u.name, u.email, u.role, u.language,
+	err = q.QueryRow(ctx, `SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, s.expires_at, u.name, u.email, u.role, u.language, COALESCE(u.professional_id, 0),
 			a.id, a.slug, a.name, a.timezone, a.default_region, a.language
 		FROM dashboard_sessions s JOIN users u ON u.id = s.user_id AND u.account_id = s.account_id
 		JOIN accounts a ON a.id = s.account_id
 		WHERE s.token_hash = ? AND u.active = ?`, tokenHash, true).
-		Scan(&s.ID, &s.UserID, &s.CSRF, &lastSeen, &expires, &s.UserName, &s.Email, &s.Role, &userLang,
+		Scan(&s.ID, &s.UserID, &s.CSRF, &lastSeen, &expires, &s.UserName, &s.Email, &s.Role, &userLang, &s.ProfessionalID,
 			&s.Account.ID, &s.Account.Slug, &s.Account.Name, &s.Account.Timezone, &s.Account.DefaultRegion, &accountLang)
 	if db.IsNoRows(err) {
 		return Session{}, false, nil

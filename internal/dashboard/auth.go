@@ -38,6 +38,9 @@ type session struct {
 	CSRF     string
 	Role     string // account.RoleOwner or account.RoleStaff
 	Lang     string // the dashboard's language: "es" or "en"
+	// ProfessionalID is the professional the user is (0: none): a staff
+	// user's reports are that professional's (docs/reports.md).
+	ProfessionalID int64
 
 	lastSeen time.Time
 }
@@ -80,7 +83,7 @@ func (d *Dashboard) currentSession(r *http.Request) (*session, error) {
 		return nil, err
 	}
 	s := &session{ID: stored.ID, Account: stored.Account, UserID: stored.UserID, UserName: stored.UserName, Email: stored.Email,
-		CSRF: stored.CSRF, Role: stored.Role, Lang: language(stored.Language), lastSeen: stored.LastSeen}
+		CSRF: stored.CSRF, Role: stored.Role, Lang: language(stored.Language), ProfessionalID: stored.ProfessionalID, lastSeen: stored.LastSeen}
 	if !now.Before(stored.Expires) || !now.Before(s.lastSeen.Add(d.idle)) {
 		account.EndSession(r.Context(), d.db, s.ID)
 		return nil, nil

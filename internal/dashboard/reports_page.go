@@ -22,6 +22,7 @@ type reportsView struct {
 	Period          reports.Period
 	Presets         []string
 	PerProfessional bool
+	Own             string // a staff professional's name: the appointment numbers are theirs
 	Professionals   []reportOption
 	Services        []reportOption
 	ProfessionalID  int64
@@ -60,7 +61,7 @@ type reportTable struct {
 // the reader's scope.
 func (d *Dashboard) reportFilters(r *http.Request, s *session) (reports.Period, reports.Filter, reports.Scope, error) {
 	q := r.URL.Query()
-	scope := reports.ScopeFor(s.Role)
+	scope := reports.ScopeFor(s.Role, s.ProfessionalID)
 	p, err := reports.ParsePeriod(q.Get("preset"), q.Get("from"), q.Get("to"), s.Account.Location(), d.clock.Now())
 	if err != nil {
 		return p, reports.Filter{}, scope, err
@@ -78,7 +79,7 @@ func (d *Dashboard) reportFilters(r *http.Request, s *session) (reports.Period, 
 			*x.dst = id
 		}
 	}
-	return p, f, scope, nil
+	return p, scope.Narrow(f), scope, nil
 }
 
 // reportsPage handles "GET /app/reports?preset=&from=&to=&professional_id=&service_id=".
@@ -98,6 +99,9 @@ func (d *Dashboard) reportsPage(w http.ResponseWriter, r *http.Request, s *sessi
 	v := reportsView{Period: p, Presets: reports.Presets, PerProfessional: scope.PerProfessional,
 		ProfessionalID: f.ProfessionalID, ServiceID: f.ServiceID, Query: reportQuery(p, f)}
 	v.Professionals, v.Services = pros, services
+	if scope.Own != 0 && len(pros) == 1 {
+		v.Own = pros[0].Name
+	}
 	if v.Sections, err = reportSections(s.Lang, rep); err != nil {
 		return err
 	}
@@ -115,7 +119,9 @@ func (d *Dashboard) reportOptions(r *http.Request, s *session, scope reports.Sco
 			return nil, nil, err
 		}
 		for _, x := range list {
-			pros = append(pros, reportOption{x.ID, x.Name})
+			if scope.Own == 0 || x.ID == scope.Own {
+				pros = append(pros, reportOption{x.ID, x.Name})
+			}
 		}
 	}
 	list, err := calendar.CatalogServices(r.Context(), d.db, s.Account)

@@ -33,6 +33,7 @@ func reportClinic(t *testing.T, h *harness, slug string) {
 	reportstest.Clinic(t, h.store, slug, []map[string]any{
 		{"key": "olga", "name": "Olga", "email": "olga@" + slug + ".test", "password": "olga-password", "language": "es"},
 		{"key": "sergio", "name": "Sergio", "email": "sergio@" + slug + ".test", "password": "sergio-password", "role": "staff", "language": "es"},
+		{"key": "ben", "name": "Ben", "email": "ben@" + slug + ".test", "password": "ben-password", "role": "staff", "language": "es", "professional": "p1"},
 	}, password.Hash)
 }
 
@@ -129,6 +130,26 @@ func TestReportsPage(t *testing.T) {
 			t.Errorf("staff utilisation csv: %q", csvBody)
 		}
 		staff.get("/app/reports?"+reportWeek+"&professional_id=1").must(t, http.StatusBadRequest)
+
+		// Ben (staff) is Ben Pro: the appointment numbers are his own, and
+		// no other professional can be chosen.
+		ben := h.signedIn("ben@repa.test", "ben-password")
+		b := ben.get("/app/reports?"+reportWeek).must(t, http.StatusOK).contains(t, "Las cifras de citas son las tuyas (Ben Pro)")
+		bt := pageTables(b.Body)
+		if !hasRow(bt["utilisation"], []string{"Ben Pro", "120", "960", "12,5 %"}) || strings.Contains(b.Body, "Ana Pro") {
+			t.Errorf("Ben's utilisation: %q", bt["utilisation"])
+		}
+		if hasRow(bt["appointments-rates"], []string{"No presentadas", "2", "20,0 %"}) {
+			t.Errorf("Ben sees the clinic's rates: %q", bt["appointments-rates"])
+		}
+		var ana int64
+		store.QueryRow(t.Context(), `SELECT p.id FROM professionals p JOIN accounts a ON a.id = p.account_id WHERE a.slug = 'repa' AND p.file_key = 'p0'`).Scan(&ana)
+		if p := ben.get("/app/reports?" + reportWeek + "&professional_id=" + itoa(ana)); p.Status < 400 {
+			t.Errorf("Ben opened Ana's numbers: %d", p.Status)
+		}
+		if csv := ben.get("/app/reports/utilisation.csv?"+reportWeek).must(t, http.StatusOK).Body; strings.Contains(csv, "Ana Pro") {
+			t.Errorf("Ben's utilisation csv: %q", csv)
+		}
 
 		// The menu offers the page to both.
 		for _, u := range []*user{owner, staff} {

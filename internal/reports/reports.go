@@ -31,17 +31,37 @@ type Filter struct {
 	ServiceID      int64
 }
 
-// Scope is what the reader may see. An owner sees everything; a staff
-// user is linked to no professional (the team has no such link), so a
-// staff user sees the clinic's totals but no professional's numbers: no
-// per-professional utilisation and no filter by professional
-// (docs/reports.md, Who sees what).
+// Scope is what the reader may see (docs/reports.md, Who sees what). An
+// owner sees everything. A staff user who is a professional (users'
+// professional, set in the workspace file or Settings › Team) sees that
+// professional's numbers: every appointment number is theirs and no other
+// professional can be chosen. A staff user who is no professional sees
+// the clinic's totals but no professional's numbers.
 type Scope struct {
 	PerProfessional bool
+	Own             int64 // the staff user's professional, 0 none
 }
 
-// ScopeFor is the scope of a user of role ("owner" or "staff").
-func ScopeFor(role string) Scope { return Scope{PerProfessional: role == "owner"} }
+// ScopeFor is the scope of a user of role ("owner" or "staff") who is the
+// professional professionalID (0: none).
+func ScopeFor(role string, professionalID int64) Scope {
+	switch {
+	case role == "owner":
+		return Scope{PerProfessional: true}
+	case professionalID != 0:
+		return Scope{PerProfessional: true, Own: professionalID}
+	}
+	return Scope{}
+}
+
+// Narrow is f within scope: a staff professional's filter is always their
+// own professional.
+func (scope Scope) Narrow(f Filter) Filter {
+	if scope.Own != 0 && f.ProfessionalID == 0 {
+		f.ProfessionalID = scope.Own
+	}
+	return f
+}
 
 // MaxDays bounds a period, so a report reads at most a year and a bit.
 const MaxDays = 400
@@ -65,6 +85,7 @@ type Report struct {
 
 // Build reads every section.
 func Build(ctx context.Context, q db.Querier, acct account.Account, f Filter, scope Scope, now time.Time) (Report, error) {
+	f = scope.Narrow(f)
 	r := Report{Filter: f, Scope: scope}
 	if err := f.check(scope); err != nil {
 		return r, err
@@ -97,7 +118,7 @@ func (f Filter) check(scope Scope) error {
 	if f.To.Sub(f.From) > MaxDays*24*time.Hour+time.Hour {
 		return errs.New(errs.ValidationError, "A report covers at most %d days.", MaxDays)
 	}
-	if f.ProfessionalID != 0 && !scope.PerProfessional {
+	if f.ProfessionalID != 0 && (!scope.PerProfessional || scope.Own != 0 && f.ProfessionalID != scope.Own) {
 		return errs.New(errs.Forbidden, "Only owners see a professional's numbers.")
 	}
 	return nil

@@ -31,7 +31,7 @@ func TestReportNumbers(t *testing.T) {
 		acct := clinic(t, store, "a")
 		clinic(t, store, "b") // the same week in another account: never counted in a's
 		now := reportstest.At(20, 9, 0)
-		r, err := reports.Build(t.Context(), store, acct, week(t), reports.ScopeFor("owner"), now)
+		r, err := reports.Build(t.Context(), store, acct, week(t), reports.ScopeFor("owner", 0), now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +152,7 @@ func TestReportFilters(t *testing.T) {
 			t.Run(test.name, func(t *testing.T) {
 				f := week(t)
 				f.ProfessionalID, f.ServiceID = test.pro, test.service
-				a, err := reports.ReadAppointments(t.Context(), store, acct, f, reports.ScopeFor("owner"))
+				a, err := reports.ReadAppointments(t.Context(), store, acct, f, reports.ScopeFor("owner", 0))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -164,7 +164,7 @@ func TestReportFilters(t *testing.T) {
 		}
 		// Staff: the clinic's totals, no professional's numbers.
 		f := week(t)
-		r, err := reports.Build(t.Context(), store, acct, f, reports.ScopeFor("staff"), now)
+		r, err := reports.Build(t.Context(), store, acct, f, reports.ScopeFor("staff", 0), now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,8 +172,24 @@ func TestReportFilters(t *testing.T) {
 		intEq(t, "staff utilisation rows", len(r.Appointments.Utilisation), 0)
 		intEq(t, "staff booked total", int(r.Appointments.UtilisationTotal.BookedMinutes), 360)
 		f.ProfessionalID = pro1
-		if _, err := reports.Build(t.Context(), store, acct, f, reports.ScopeFor("staff"), now); err == nil {
+		if _, err := reports.Build(t.Context(), store, acct, f, reports.ScopeFor("staff", 0), now); err == nil {
 			t.Error("staff filtered by a professional")
+		}
+		// A staff user who is Pro1: Pro1's numbers, whatever the filter
+		// asks; another professional's are refused.
+		var pro0 int64
+		store.QueryRow(t.Context(), `SELECT id FROM professionals WHERE account_id = ? AND file_key = 'p0'`, acct.ID).Scan(&pro0)
+		own := reports.ScopeFor("staff", pro1)
+		r, err = reports.Build(t.Context(), store, acct, week(t), own, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		intEq(t, "own total", r.Appointments.Total, 3)
+		intEq(t, "own late", r.Appointments.LateCancels, 1)
+		intEq(t, "own utilisation rows", len(r.Appointments.Utilisation), 1)
+		f.ProfessionalID = pro0
+		if _, err := reports.Build(t.Context(), store, acct, f, own, now); err == nil {
+			t.Error("a staff professional saw another professional's numbers")
 		}
 	})
 }
@@ -272,7 +288,7 @@ func TestLateCancelsAgreeWithTheClientRecord(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := reports.ReadAppointments(t.Context(), store, acct, week(t), reports.ScopeFor("owner"))
+		a, err := reports.ReadAppointments(t.Context(), store, acct, week(t), reports.ScopeFor("owner", 0))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -125,7 +125,7 @@ func (ap *applier) apply(ctx context.Context) (*Result, error) {
 		Channels: map[string]string{}, Resources: map[string]int64{},
 	}}
 	steps := []func(context.Context) error{
-		ap.account, ap.apiKeys, ap.users, ap.agents, ap.eventTypes, ap.professionals, ap.resources, ap.services,
+		ap.account, ap.apiKeys, ap.users, ap.agents, ap.eventTypes, ap.professionals, ap.userProfessionals, ap.resources, ap.services,
 		ap.waitlists, ap.webhooks, ap.dispositions, ap.pipelines, ap.clients, ap.conversations, ap.channels, ap.messaging, ap.bookingPage,
 	}
 	for _, step := range steps {

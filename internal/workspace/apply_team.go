@@ -31,6 +31,28 @@ func (ap *applier) users(ctx context.Context) error {
 	return nil
 }
 
+// userProfessionals links each user to the professional the file names
+// (users[].professional; null unlinks), once the professionals exist.
+func (ap *applier) userProfessionals(ctx context.Context) error {
+	for _, u := range ap.f.Users {
+		if !u.keys.has("professional") {
+			continue
+		}
+		var pro any
+		if u.Professional != nil {
+			id, err := ap.idOf(ctx, "professionals", ap.res.IDs.Professionals, *u.Professional)
+			if err != nil {
+				return err
+			}
+			pro = id
+		}
+		if _, err := ap.tx.Exec(ctx, `UPDATE users SET professional_id = ? WHERE account_id = ? AND id = ?`, pro, ap.acct.ID, ap.res.IDs.Users[u.Key]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // setPassword changes the user's password only when the file's password
 // does not match the stored hash (a bcrypt comparison: the same password
 // hashes differently every time), so a re-applied file writes nothing and

@@ -84,8 +84,12 @@ type UserSpec struct {
 	Role string `yaml:"role"`
 	// Language is the user's dashboard language (es, en); empty follows
 	// the account's.
-	Language string  `yaml:"language"`
-	keys     present // the keys the file gave
+	Language string `yaml:"language"`
+	// Professional is the key of the professional the user is, if any: a
+	// staff user's reports show that professional's numbers (docs/reports.md).
+	// null unlinks.
+	Professional *string `yaml:"professional"`
+	keys         present // the keys the file gave
 }
 
 type NamedSpec struct {

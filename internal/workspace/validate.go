@@ -138,6 +138,11 @@ func Validate(f *File, known *Known) error {
 	}
 	pros := c.keys("professionals", len(f.Professionals), func(i int) string { return f.Professionals[i].Key })
 	pros = union(pros, known.Professionals)
+	for i, u := range f.Users {
+		if u.Professional != nil {
+			c.ref(fmt.Sprintf("users[%d].professional", i), *u.Professional, pros, "professional")
+		}
+	}
 	for i, p := range f.Professionals {
 		path := fmt.Sprintf("professionals[%d]", i)
 		c.requiredNew(path+".name", p.Name, p.keys.has("name"), known.Professionals[p.Key], "professional")

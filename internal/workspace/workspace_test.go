@@ -147,6 +147,12 @@ clients: [{key: c}]`,
 				"clients[0]: a client needs a name, a phone or an e-mail"},
 		},
 		{
+			name: "a user's professional must exist",
+			file: `account: {slug: bad}
+users: [{key: u, name: U, role: staff, professional: ghost}]`,
+			want: []string{`users[0].professional: unknown professional "ghost"`},
+		},
+		{
 			name: "a given name must not be blank",
 			file: `account: {slug: bad}
 users: [{key: u, name: ""}]`,
