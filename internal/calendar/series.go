@@ -69,13 +69,7 @@ type SeriesBooking struct {
 // them): *SeriesRefused names every occurrence refused, and
 // SeriesNotAllowed refuses a service whose rules do not allow_series.
 func BookSeries(ctx context.Context, store *db.DB, acct account.Account, req BookRequest, rec Recurrence, now time.Time) (SeriesBooking, error) {
-	var out SeriesBooking
-	err := store.Transact(ctx, func(tx *db.Tx) error {
-		var err error
-		out, err = bookSeriesTx(ctx, tx, acct, req, rec, now)
-		return err
-	})
-	return out, err
+	return db.InTx(ctx, store, func(tx *db.Tx) (SeriesBooking, error) { return bookSeriesTx(ctx, tx, acct, req, rec, now) })
 }
 
 // errPreview rolls PreviewSeries' transaction back.

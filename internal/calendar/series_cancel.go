@@ -2,7 +2,6 @@ package calendar
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
@@ -21,44 +20,49 @@ func CancelSeriesFrom(ctx context.Context, tx *db.Tx, acct account.Account, appo
 	if err != nil {
 		return nil, err
 	}
-	var series sql.NullInt64
-	if err := tx.QueryRow(ctx, `SELECT series_id FROM appointments WHERE account_id = ? AND id = ?`, acct.ID, appointmentID).Scan(&series); err != nil {
-		return nil, fmt.Errorf("series of appointment: %w", err)
+	following, err := followingSessions(ctx, tx, acct, first)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := CancelAppointmentTx(ctx, tx, acct, appointmentID, change, now); err != nil {
 		return nil, err
 	}
 	ids := []int64{appointmentID}
-	if !series.Valid {
-		return ids, nil
-	}
-	var start int64
-	if err := tx.QueryRow(ctx, `SELECT start_at FROM appointments WHERE account_id = ? AND id = ?`, acct.ID, first.ID).Scan(&start); err != nil {
-		return nil, err
-	}
-	rows, err := tx.Query(ctx, `SELECT id FROM appointments WHERE account_id = ? AND series_id = ? AND status = ? AND start_at >= ? AND id <> ?
-		ORDER BY start_at, id`, acct.ID, series.Int64, StatusBooked, start, appointmentID)
-	if err != nil {
-		return nil, fmt.Errorf("following occurrences: %w", err)
-	}
-	var following []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
+	for _, f := range following {
+		if _, err := CancelAppointmentTx(ctx, tx, acct, f.id, change, now); err != nil {
 			return nil, err
 		}
-		following = append(following, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	for _, id := range following {
-		if _, err := CancelAppointmentTx(ctx, tx, acct, id, change, now); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
+		ids = append(ids, f.id)
 	}
 	return ids, nil
+}
+
+// session is one occurrence of a series: its id and start.
+type session struct {
+	id    int64
+	start time.Time
+}
+
+// followingSessions are the booked occurrences of a's series that start
+// after it, in start order ("this and the following" besides a itself);
+// none for an appointment of no series.
+func followingSessions(ctx context.Context, q db.Querier, acct account.Account, a AppointmentView) ([]session, error) {
+	if a.SeriesID == 0 {
+		return nil, nil
+	}
+	rows, err := q.Query(ctx, `SELECT id, start_at FROM appointments WHERE account_id = ? AND series_id = ? AND status = ? AND start_at > ?
+		ORDER BY start_at, id`, acct.ID, a.SeriesID, StatusBooked, db.Micros(a.StartAt))
+	if err != nil {
+		return nil, fmt.Errorf("following sessions: %w", err)
+	}
+	defer rows.Close()
+	var out []session
+	for rows.Next() {
+		var id, start int64
+		if err := rows.Scan(&id, &start); err != nil {
+			return nil, err
+		}
+		out = append(out, session{id, db.Time(start)})
+	}
+	return out, rows.Err()
 }

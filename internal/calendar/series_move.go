@@ -2,7 +2,6 @@ package calendar
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
@@ -34,28 +33,14 @@ func MoveSeriesFrom(ctx context.Context, tx *db.Tx, acct account.Account, req Mo
 	loc := acct.Location()
 	from, to := a.StartAt.In(loc), req.Start.In(loc)
 	days := civilDay(to) - civilDay(from)
-	rows, err := tx.Query(ctx, `SELECT id, start_at FROM appointments WHERE account_id = ? AND series_id = ? AND status = ? AND start_at > ?
-		ORDER BY start_at, id`, acct.ID, a.SeriesID, StatusBooked, db.Micros(a.StartAt))
+	following, err := followingSessions(ctx, tx, acct, a)
 	if err != nil {
-		return nil, fmt.Errorf("following sessions: %w", err)
-	}
-	type step struct {
-		id    int64
-		start time.Time
-	}
-	steps := []step{{a.ID, req.Start}}
-	for rows.Next() {
-		var id, start int64
-		if err := rows.Scan(&id, &start); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		l := db.Time(start).In(loc)
-		steps = append(steps, step{id, time.Date(l.Year(), l.Month(), l.Day()+days, to.Hour(), to.Minute(), to.Second(), 0, loc).UTC()})
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	steps := []session{{a.ID, req.Start}}
+	for _, f := range following {
+		l := f.start.In(loc)
+		steps = append(steps, session{f.id, time.Date(l.Year(), l.Month(), l.Day()+days, to.Hour(), to.Minute(), to.Second(), 0, loc).UTC()})
 	}
 	// A course moved later moves its last session first, so no session
 	// lands on a sibling's time that is about to be freed.
@@ -93,11 +78,6 @@ func civilDay(t time.Time) int {
 // LaterSessions counts the booked sessions of a's course that start after
 // it: what "this and the following" would move or cancel besides a.
 func LaterSessions(ctx context.Context, q db.Querier, acct account.Account, a AppointmentView) (int, error) {
-	if a.SeriesID == 0 {
-		return 0, nil
-	}
-	var n int
-	err := q.QueryRow(ctx, `SELECT COUNT(*) FROM appointments WHERE account_id = ? AND series_id = ? AND status = ? AND start_at > ?`,
-		acct.ID, a.SeriesID, StatusBooked, db.Micros(a.StartAt)).Scan(&n)
-	return n, err
+	following, err := followingSessions(ctx, q, acct, a)
+	return len(following), err
 }
