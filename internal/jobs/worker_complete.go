@@ -89,14 +89,14 @@ func (w *Worker) complete(ctx context.Context, tx *db.Tx, accounts accountCache,
 		attempts := make([][]any, len(done))
 		for i, j := range done {
 			ids[i] = j.ID
-			attempts[i] = []any{j.ID, j.Attempts, now, true}
+			attempts[i] = []any{j.AccountID, j.ID, j.Attempts, now, true}
 		}
 		in, args := db.In(ids)
 		if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'done', finished_at = ?, locked_until = NULL, last_error = NULL WHERE id IN `+in,
 			append([]any{now}, args...)...); err != nil {
 			return err
 		}
-		if err := db.InsertMany(ctx, tx, `INSERT INTO job_attempts (job_id, attempt, at, ok)`, attempts, ""); err != nil {
+		if err := db.InsertMany(ctx, tx, `INSERT INTO job_attempts (account_id, job_id, attempt, at, ok)`, attempts, ""); err != nil {
 			return err
 		}
 	}
@@ -154,7 +154,7 @@ func (w *Worker) fail(ctx context.Context, q db.Querier, j Job, cause error, per
 		status, db.Micros(runAt), msg, finishedAt(status, now), j.ID); err != nil {
 		return err
 	}
-	if _, err := q.Exec(ctx, `INSERT INTO job_attempts (job_id, attempt, at, ok, error) VALUES (?, ?, ?, FALSE, ?)`, j.ID, j.Attempts, db.Micros(now), msg); err != nil {
+	if _, err := q.Exec(ctx, `INSERT INTO job_attempts (account_id, job_id, attempt, at, ok, error) VALUES (?, ?, ?, ?, FALSE, ?)`, j.AccountID, j.ID, j.Attempts, db.Micros(now), msg); err != nil {
 		return err
 	}
 	if status == "failed" {

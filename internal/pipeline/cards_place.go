@@ -197,7 +197,7 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 		// same existing client on this pipeline right now: the active-card
 		// index decides, and the loser reports the winner's card.
 		n, err := db.InsertManyCount(ctx, tx, `INSERT INTO cards (id, account_id, pipeline_id, client_id, stage_id, entry_source, lead_value,
-			assigned_user_id, added_at, stage_entered_at, updated_at)`, insert, `ON CONFLICT (pipeline_id, client_id) WHERE status = 'active' DO NOTHING`)
+			assigned_user_id, added_at, stage_entered_at, updated_at)`, insert, `ON CONFLICT (account_id, pipeline_id, client_id) WHERE status = 'active' DO NOTHING`)
 		if err != nil {
 			return nil, fmt.Errorf("insert cards: %w", err)
 		}

@@ -127,7 +127,7 @@ func (b *batch) writeTags(ctx context.Context) error {
 			links = append(links, []any{b.acct.ID, p.client, tagID[p.name], "api", us})
 		}
 	}
-	if err := db.InsertMany(ctx, b.tx, `INSERT INTO client_tags (account_id, client_id, tag_id, source, created_at)`, links, `ON CONFLICT (client_id, tag_id) DO NOTHING`); err != nil {
+	if err := db.InsertMany(ctx, b.tx, `INSERT INTO client_tags (account_id, client_id, tag_id, source, created_at)`, links, `ON CONFLICT (account_id, client_id, tag_id) DO NOTHING`); err != nil {
 		return fmt.Errorf("tag clients: %w", err)
 	}
 	return nil

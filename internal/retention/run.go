@@ -204,12 +204,12 @@ func deleteOutbox(ctx context.Context, tx *db.Tx, acct account.Account, k Kind, 
 		return 0, 0, err
 	}
 	in, args := db.In(ids)
-	if _, err := tx.Exec(ctx, `DELETE FROM job_attempts WHERE job_id IN (SELECT id FROM jobs WHERE account_id = ? AND outbox_id IN `+in+`)
-		AND id < (SELECT MAX(id) FROM job_attempts)`, append([]any{acct.ID}, args...)...); err != nil {
+	if _, err := tx.Exec(ctx, `DELETE FROM job_attempts WHERE account_id = ? AND job_id IN (SELECT id FROM jobs WHERE account_id = ? AND outbox_id IN `+in+`)
+		AND id < (SELECT MAX(id) FROM job_attempts)`, append([]any{acct.ID, acct.ID}, args...)...); err != nil {
 		return 0, 0, err
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM jobs WHERE account_id = ? AND outbox_id IN `+in+` AND status IN ('done', 'failed')
-		AND NOT EXISTS (SELECT 1 FROM job_attempts WHERE job_attempts.job_id = jobs.id) AND id < (SELECT MAX(id) FROM jobs)`,
+		AND NOT EXISTS (SELECT 1 FROM job_attempts WHERE job_attempts.account_id = jobs.account_id AND job_attempts.job_id = jobs.id) AND id < (SELECT MAX(id) FROM jobs)`,
 		append([]any{acct.ID}, args...)...); err != nil {
 		return 0, 0, err
 	}

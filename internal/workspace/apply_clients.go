@@ -133,7 +133,7 @@ func (ap *applier) place(ctx context.Context, clientID int64, pl PlacementSpec) 
 	}
 	var cardID int64
 	err = ap.tx.QueryRow(ctx, `INSERT INTO cards (account_id, pipeline_id, client_id, stage_id, status, entry_source, added_at, stage_entered_at, updated_at)
-		VALUES (?, ?, ?, ?, 'active', 'workspace', ?, ?, ?) ON CONFLICT (pipeline_id, client_id) WHERE status = 'active' DO NOTHING RETURNING id`,
+		VALUES (?, ?, ?, ?, 'active', 'workspace', ?, ?, ?) ON CONFLICT (account_id, pipeline_id, client_id) WHERE status = 'active' DO NOTHING RETURNING id`,
 		ap.acct.ID, pid, clientID, stageID, db.Micros(ap.now), db.Micros(ap.now), db.Micros(ap.now)).Scan(&cardID)
 	if db.IsNoRows(err) {
 		return nil

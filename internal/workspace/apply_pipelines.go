@@ -82,8 +82,7 @@ func (ap *applier) pipelines(ctx context.Context) error {
 			fs.add(has("color"), "color", s.Color)
 			fs.add(has("entry_point"), "is_entry_point", s.EntryPoint)
 			fs.add(has("automations"), "automations", autoText)
-			id, err := ap.upsertFields(ctx, "stages", "", []col{column("pipeline_id", pid), column("file_key", s.Key)}, fs,
-				column("account_id", ap.acct.ID))
+			id, err := ap.upsertFields(ctx, "stages", "", []col{column("account_id", ap.acct.ID), column("pipeline_id", pid), column("file_key", s.Key)}, fs)
 			if err != nil {
 				return err
 			}

@@ -155,7 +155,7 @@ func UpsertConversation(ctx context.Context, tx *db.Tx, acct account.Account, cv
 		return 0, err
 	}
 	if err := db.InsertMany(ctx, tx, `INSERT INTO messages (account_id, conversation_id, sender_kind, ai_agent_id, user_id, message_type, content, media, sent_at, created_at, file_index)`,
-		rows, `ON CONFLICT (conversation_id, file_index) WHERE file_index IS NOT NULL DO NOTHING`); err != nil {
+		rows, `ON CONFLICT (account_id, conversation_id, file_index) WHERE file_index IS NOT NULL DO NOTHING`); err != nil {
 		return 0, fmt.Errorf("insert messages of %q: %w", cv.Key, err)
 	}
 	return id, chat.RefreshCounters(ctx, tx, id, before)

@@ -20,11 +20,21 @@ import (
 // EnvPostgres names the variable holding the PostgreSQL test DSN.
 const EnvPostgres = "FRONTDESK_TEST_POSTGRES"
 
+// EnvCitus names the variable holding a Citus coordinator's DSN. When set,
+// the PostgreSQL stores of the tests are made there (every per-account table
+// distributed, docs/scale-out.md) and Engines runs only them: the cluster
+// run checks what the PostgreSQL run checks.
+const EnvCitus = "FRONTDESK_TEST_CITUS"
+
 // Engines runs fn once per available engine as subtests "sqlite" and
 // "postgres", each with its own fresh store.
 func Engines(t *testing.T, fn func(t *testing.T, store *db.DB)) {
 	t.Helper()
-	for _, e := range []db.Engine{db.SQLite, db.Postgres} {
+	engines := []db.Engine{db.SQLite, db.Postgres}
+	if os.Getenv(EnvCitus) != "" {
+		engines = []db.Engine{db.Postgres}
+	}
+	for _, e := range engines {
 		t.Run(string(e), func(t *testing.T) {
 			fn(t, Open(t, e))
 		})
@@ -54,6 +64,9 @@ func DSN(tb testing.TB, e db.Engine) string {
 		return filepath.Join(tb.TempDir(), "frontdesk.db")
 	}
 	base := os.Getenv(EnvPostgres)
+	if citus := os.Getenv(EnvCitus); citus != "" {
+		base = citusBase(tb, citus)
+	}
 	if base == "" {
 		tb.Skipf("PostgreSQL tests skipped: set %s (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable)", EnvPostgres)
 	}
@@ -90,6 +103,22 @@ func freshSchema(tb testing.TB, base string) string {
 	}
 	q := u.Query()
 	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// citusBase is the Citus DSN with the shard count of the tests' tables: a
+// few shards per table keep a fresh store's distribution to a second while
+// still spreading accounts over both workers.
+func citusBase(tb testing.TB, dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		tb.Fatalf("parse %s: %v", EnvCitus, err)
+	}
+	q := u.Query()
+	if q.Get("citus.shard_count") == "" {
+		q.Set("citus.shard_count", "4")
+	}
 	u.RawQuery = q.Encode()
 	return u.String()
 }
