@@ -139,6 +139,10 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 		sqldb.Close()
 		return nil, fmt.Errorf("connect to %s: %w", d.Engine, err)
 	}
+	if db.dialect.Citus, err = db.Citus(pingCtx); err != nil {
+		sqldb.Close()
+		return nil, fmt.Errorf("connect to %s: %w", d.Engine, err)
+	}
 	return db, nil
 }
 

@@ -14,6 +14,9 @@ import (
 // Dialect holds what differs between the engines. Everything else is shared.
 type Dialect struct {
 	Engine Engine
+	// Citus is set on a Citus coordinator (docs/scale-out.md): its
+	// distributed tables lock rows only in statements that reach one shard.
+	Citus bool
 }
 
 // Rebind rewrites `?` placeholders into `$1, $2, …` for PostgreSQL. Question
@@ -67,9 +70,12 @@ func (d Dialect) ForUpdate() string {
 	return ""
 }
 
-// SkipLocked is the suffix for claiming queue rows without waiting.
+// SkipLocked is the suffix for claiming queue rows without waiting. Citus
+// takes no row locks in a SELECT spanning shards: there the claim's UPDATE,
+// which re-checks its condition on each row it locks, is what keeps two
+// claimers apart.
 func (d Dialect) SkipLocked() string {
-	if d.Engine == Postgres {
+	if d.Engine == Postgres && !d.Citus {
 		return " FOR UPDATE SKIP LOCKED"
 	}
 	return ""

@@ -224,7 +224,7 @@ func (e *Effects) sendMessage(ctx context.Context, store *db.DB, commit Commit, 
 			return nil, err
 		}
 		return func(ctx context.Context, q db.Querier) error {
-			_, err := q.Exec(ctx, `UPDATE outbox SET status = 'cancelled', error = ? WHERE id = ? AND status = 'pending'`, reason, m.ID)
+			_, err := q.Exec(ctx, `UPDATE outbox SET status = 'cancelled', error = ? WHERE account_id = ? AND id = ? AND status = 'pending'`, reason, acct.ID, m.ID)
 			return err
 		}, nil
 	}
@@ -232,7 +232,7 @@ func (e *Effects) sendMessage(ctx context.Context, store *db.DB, commit Commit, 
 		return nil, &Deferred{Until: until}
 	}
 	start := func(ctx context.Context, channelID int64) error {
-		return commit(ctx, markStarted(m.ID, e.Clock.Now(), channelID))
+		return commit(ctx, markStarted(acct.ID, m.ID, e.Clock.Now(), channelID))
 	}
 	d, err := e.Sender.Send(ctx, acct, *m, start)
 	if errors.Is(err, ErrNotOurs) {
@@ -242,11 +242,11 @@ func (e *Effects) sendMessage(ctx context.Context, store *db.DB, commit Commit, 
 		var perm *permanentError
 		permanent, inDoubt := errors.As(err, &perm), isMaybeSent(err)
 		return func(ctx context.Context, q db.Querier) error {
-			return recordFailure(ctx, q, m.ID, err, permanent, inDoubt)
+			return recordFailure(ctx, q, acct.ID, m.ID, err, permanent, inDoubt)
 		}, err
 	}
 	now := e.Clock.Now()
-	rec := func(ctx context.Context, q db.Querier) error { return recordDelivery(ctx, q, m.ID, d, now) }
+	rec := func(ctx context.Context, q db.Querier) error { return recordDelivery(ctx, q, acct.ID, m.ID, d, now) }
 	if d.Status == DeliveryDeferred {
 		return rec, &Deferred{Until: d.Until}
 	}
@@ -259,7 +259,7 @@ func (e *Effects) postWebhook(ctx context.Context, store *db.DB, _ Commit, acct 
 		return nil, err
 	}
 	countAttempt := func(ctx context.Context, q db.Querier) error {
-		_, err := q.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1 WHERE id = ?`, m.ID)
+		_, err := q.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1 WHERE account_id = ? AND id = ?`, acct.ID, m.ID)
 		return err
 	}
 	// A secret that does not open (sealed under another key, or no key)
@@ -363,7 +363,7 @@ func (e *Effects) deliverWebhook(ctx context.Context, tx *db.Tx, acct account.Ac
 	if err != nil || m == nil {
 		return err
 	}
-	return markSent(ctx, tx, m.ID, e.Clock.Now())
+	return markSent(ctx, tx, acct.ID, m.ID, e.Clock.Now())
 }
 
 // countUsage adds n to an account's billed usage for the month.

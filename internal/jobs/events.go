@@ -166,7 +166,7 @@ type Attempt struct {
 // every attempt (two queries).
 func ListDeliveries(ctx context.Context, q db.Querier, acct account.Account, limit int) ([]Delivery, error) {
 	rows, err := q.Query(ctx, `SELECT o.id, o.source_type, o.recipient, o.status, o.created_at, o.sent_at, j.id, j.status
-		FROM outbox o JOIN jobs j ON j.outbox_id = o.id
+		FROM outbox o JOIN jobs j ON j.account_id = o.account_id AND j.outbox_id = o.id
 		WHERE o.account_id = ? AND o.kind = ? ORDER BY o.id DESC LIMIT ?`, acct.ID, MsgWebhook, limit)
 	if err != nil {
 		return nil, err
@@ -210,7 +210,7 @@ func ListDeliveries(ctx context.Context, q db.Querier, acct account.Account, lim
 		return []Delivery{}, rows.Err()
 	}
 	in, args := db.In(jobIDs)
-	ar, err := q.Query(ctx, `SELECT job_id, attempt, at, ok, error FROM job_attempts WHERE job_id IN `+in+` ORDER BY job_id, attempt, id`, args...)
+	ar, err := q.Query(ctx, `SELECT job_id, attempt, at, ok, error FROM job_attempts WHERE account_id = ? AND job_id IN `+in+` ORDER BY job_id, attempt, id`, append([]any{acct.ID}, args...)...)
 	if err != nil {
 		return nil, err
 	}

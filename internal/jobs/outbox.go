@@ -290,15 +290,15 @@ func loadMessage(ctx context.Context, q db.Querier, acct account.Account, id int
 	return scanMessage(q.QueryRow(ctx, selectMessage+` FROM outbox WHERE account_id = ? AND id = ?`, acct.ID, id))
 }
 
-func markSent(ctx context.Context, tx *db.Tx, id int64, now time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ? WHERE id = ?`, db.Micros(now), id)
+func markSent(ctx context.Context, tx *db.Tx, acctID, id int64, now time.Time) error {
+	_, err := tx.Exec(ctx, `UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ? WHERE account_id = ? AND id = ?`, db.Micros(now), acctID, id)
 	return err
 }
 
 // recordDelivery writes a Sender's answer on the outbox row, outside any
 // transaction and right after the provider answered, so that a retry of
 // the job never sends the message twice. Only a pending row changes.
-func recordDelivery(ctx context.Context, q db.Querier, id int64, d SendResult, now time.Time) error {
+func recordDelivery(ctx context.Context, q db.Querier, acctID, id int64, d SendResult, now time.Time) error {
 	var key, channel, chID any
 	if d.ChannelKey != "" {
 		key = d.ChannelKey
@@ -312,10 +312,10 @@ func recordDelivery(ctx context.Context, q db.Querier, id int64, d SendResult, n
 	switch d.Status {
 	case DeliverySuppressed:
 		_, err := q.Exec(ctx, `UPDATE outbox SET status = 'suppressed', error = ?, channel_key = COALESCE(?, channel_key),
-			channel = COALESCE(?, channel), channel_id = COALESCE(?, channel_id) WHERE id = ? AND status = 'pending'`, d.Reason, key, channel, chID, id)
+			channel = COALESCE(?, channel), channel_id = COALESCE(?, channel_id) WHERE account_id = ? AND id = ? AND status = 'pending'`, d.Reason, key, channel, chID, acctID, id)
 		return err
 	case DeliveryDeferred:
-		_, err := q.Exec(ctx, `UPDATE outbox SET scheduled_at = ? WHERE id = ? AND status = 'pending'`, db.Micros(d.Until), id)
+		_, err := q.Exec(ctx, `UPDATE outbox SET scheduled_at = ? WHERE account_id = ? AND id = ? AND status = 'pending'`, db.Micros(d.Until), acctID, id)
 		return err
 	}
 	var provider, segments any
@@ -327,7 +327,7 @@ func recordDelivery(ctx context.Context, q db.Querier, id int64, d SendResult, n
 	}
 	_, err := q.Exec(ctx, `UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?, error = NULL, provider_message_id = ?, segments = ?,
 			channel_key = COALESCE(?, channel_key), channel = COALESCE(?, channel), channel_id = COALESCE(?, channel_id), possible_duplicate = ?
-		WHERE id = ? AND status = 'pending'`, db.Micros(now), provider, segments, key, channel, chID, d.PossibleDuplicate, id)
+		WHERE account_id = ? AND id = ? AND status = 'pending'`, db.Micros(now), provider, segments, key, channel, chID, d.PossibleDuplicate, acctID, id)
 	return err
 }
 
@@ -335,7 +335,7 @@ func recordDelivery(ctx context.Context, q db.Querier, id int64, d SendResult, n
 // a permanent failure also fails the message. Unless the provider may have
 // the message anyway (inDoubt), the attempt's start is forgotten: the next
 // attempt sends without asking.
-func recordFailure(ctx context.Context, q db.Querier, id int64, cause error, permanent, inDoubt bool) error {
+func recordFailure(ctx context.Context, q db.Querier, acctID, id int64, cause error, permanent, inDoubt bool) error {
 	msg := cause.Error()
 	if len(msg) > 1000 {
 		msg = msg[:1000]
@@ -345,7 +345,7 @@ func recordFailure(ctx context.Context, q db.Querier, id int64, cause error, per
 		status = "failed"
 	}
 	_, err := q.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1, error = ?, status = ?,
-		send_started_at = CASE WHEN ? THEN send_started_at ELSE NULL END WHERE id = ? AND status = 'pending'`, msg, status, inDoubt, id)
+		send_started_at = CASE WHEN ? THEN send_started_at ELSE NULL END WHERE account_id = ? AND id = ? AND status = 'pending'`, msg, status, inDoubt, acctID, id)
 	return err
 }
 

@@ -69,10 +69,10 @@ func (e *Effects) settled(m Message) time.Time {
 // markStarted is the Record of Start: the attempt on message id through
 // channelID started at at. A message that left the pending state meanwhile
 // is not marked, and its Sender stops.
-func markStarted(id int64, at time.Time, channelID int64) Record {
+func markStarted(acctID, id int64, at time.Time, channelID int64) Record {
 	return func(ctx context.Context, q db.Querier) error {
-		res, err := q.Exec(ctx, `UPDATE outbox SET send_started_at = ?, channel_id = COALESCE(?, channel_id) WHERE id = ? AND status = 'pending'`,
-			db.Micros(at), db.Null(channelID), id)
+		res, err := q.Exec(ctx, `UPDATE outbox SET send_started_at = ?, channel_id = COALESCE(?, channel_id) WHERE account_id = ? AND id = ? AND status = 'pending'`,
+			db.Micros(at), db.Null(channelID), acctID, id)
 		if err != nil {
 			return err
 		}

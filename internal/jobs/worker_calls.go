@@ -68,9 +68,9 @@ func (w *Worker) runCalls(ctx context.Context, accounts accountCache, jobs []Job
 				out.err = fmt.Errorf("account %d: %w", j.AccountID, sql.ErrNoRows)
 				return
 			}
-			rec, err := w.Calls[j.Kind](ctx, w.DB, records.commit(j.ID), acct, j)
+			rec, err := w.Calls[j.Kind](ctx, w.DB, records.commit(j), acct, j)
 			if rec != nil {
-				records.add(j.ID, rec)
+				records.add(j, rec)
 			}
 			switch {
 			case errors.Is(err, ErrNotOurs):
@@ -112,7 +112,7 @@ func (w *Worker) runCalls(ctx context.Context, accounts accountCache, jobs []Job
 		for _, f := range failed {
 			all = append(all, f.job)
 		}
-		mine, err := w.stillOurs(ctx, tx, jobIDs(all))
+		mine, err := w.stillOurs(ctx, tx, all)
 		if err != nil {
 			return err
 		}
@@ -148,7 +148,7 @@ func (w *Worker) runCalls(ctx context.Context, accounts accountCache, jobs []Job
 		for _, f := range failed {
 			all = append(all, f.job)
 		}
-		mine, lerr := w.stillOurs(ctx, tx, jobIDs(all))
+		mine, lerr := w.stillOurs(ctx, tx, all)
 		if lerr != nil {
 			return lerr // the jobs are taken over (lease, heartbeat) and retried
 		}

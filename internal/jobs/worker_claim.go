@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/db"
@@ -47,6 +48,12 @@ func (w *Worker) claim(ctx context.Context, tx *db.Tx, now time.Time) ([]Job, er
 	queries = append(queries,
 		query{"status = 'running' AND locked_until < ?", "id", []any{db.Micros(now)}},
 		query{"status = 'pending' AND run_at <= ?", "run_at, id", []any{db.Micros(now)}})
+	var claimable []string // the conditions the claim re-checks, with their arguments
+	var due []any
+	for _, q := range queries {
+		claimable = append(claimable, "("+q.where+")")
+		due = append(due, q.args...)
+	}
 	var out []Job
 	seen := map[int64]bool{}
 	for _, q := range queries {
@@ -85,12 +92,57 @@ func (w *Worker) claim(ctx context.Context, tx *db.Tx, now time.Time) ([]Job, er
 	if len(out) == 0 {
 		return nil, nil
 	}
-	in, args := db.In(jobIDs(out))
 	// Every claimed job counts an attempt; those completed in this same
-	// transaction never show as running to anyone.
-	_, err = tx.Exec(ctx, `UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = NULL, claimed_by = ? WHERE id IN `+in,
-		append([]any{w.instance()}, args...)...)
-	return out, err
+	// transaction never show as running to anyone. The update re-checks
+	// that each job is still free when it locks it: where the selection
+	// could not lock (Citus), a job another worker claimed meanwhile is
+	// left out of the answer and so out of this round.
+	in, args := inJobs(out)
+	rows, err := tx.Query(ctx, `UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = NULL, claimed_by = ?
+		WHERE `+in+` AND (`+strings.Join(claimable, " OR ")+`) RETURNING id, attempts`,
+		append(append([]any{w.instance()}, args...), due...)...)
+	if err != nil {
+		return nil, err
+	}
+	won := map[int64]int{}
+	for rows.Next() {
+		var id int64
+		var attempts int
+		if err := rows.Scan(&id, &attempts); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		won[id] = attempts
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	claimed := out[:0]
+	for _, j := range out {
+		if n, ok := won[j.ID]; ok {
+			j.Attempts = n
+			claimed = append(claimed, j)
+		}
+	}
+	return claimed, nil
+}
+
+// inJobs is the condition naming jobs by account and id, with its
+// arguments: the account keys the table's primary key, and on Citus it
+// keeps the statement on those accounts' shards.
+func inJobs(jobs []Job) (string, []any) {
+	var accts []int64
+	seen := map[int64]bool{}
+	for _, j := range jobs {
+		if !seen[j.AccountID] {
+			seen[j.AccountID] = true
+			accts = append(accts, j.AccountID)
+		}
+	}
+	a, aargs := db.In(accts)
+	in, args := db.In(jobIDs(jobs))
+	return "account_id IN " + a + " AND id IN " + in, append(aargs, args...)
 }
 
 func jobIDs(jobs []Job) []int64 {
@@ -107,8 +159,8 @@ func (w *Worker) leaseJobs(ctx context.Context, tx *db.Tx, jobs []Job, until tim
 	if len(jobs) == 0 {
 		return nil
 	}
-	in, args := db.In(jobIDs(jobs))
-	_, err := tx.Exec(ctx, `UPDATE jobs SET locked_until = ? WHERE id IN `+in, append([]any{db.Micros(until)}, args...)...)
+	in, args := inJobs(jobs)
+	_, err := tx.Exec(ctx, `UPDATE jobs SET locked_until = ? WHERE `+in, append([]any{db.Micros(until)}, args...)...)
 	return err
 }
 
@@ -119,8 +171,8 @@ func (w *Worker) renew(ctx context.Context, jobs []Job, until time.Time) (map[in
 	ours := map[int64]bool{}
 	err := w.DB.Transact(ctx, func(tx *db.Tx) error {
 		clear(ours)
-		in, args := db.In(jobIDs(jobs))
-		rows, err := tx.Query(ctx, `UPDATE jobs SET locked_until = ? WHERE id IN `+in+` AND status = 'running' AND claimed_by = ? RETURNING id`,
+		in, args := inJobs(jobs)
+		rows, err := tx.Query(ctx, `UPDATE jobs SET locked_until = ? WHERE `+in+` AND status = 'running' AND claimed_by = ? RETURNING id`,
 			append(append([]any{db.Micros(until)}, args...), w.instance())...)
 		if err != nil {
 			return err
@@ -136,13 +188,13 @@ func (w *Worker) renew(ctx context.Context, jobs []Job, until time.Time) (map[in
 
 // stillOurs returns which of jobs are still this worker's, locking them on
 // PostgreSQL until tx ends (a claim by another worker skips them meanwhile).
-func (w *Worker) stillOurs(ctx context.Context, tx *db.Tx, ids []int64) (map[int64]bool, error) {
+func (w *Worker) stillOurs(ctx context.Context, tx *db.Tx, jobs []Job) (map[int64]bool, error) {
 	mine := map[int64]bool{}
-	if len(ids) == 0 {
+	if len(jobs) == 0 {
 		return mine, nil
 	}
-	in, args := db.In(ids)
-	rows, err := tx.Query(ctx, `SELECT id FROM jobs WHERE id IN `+in+` AND status = 'running' AND claimed_by = ? ORDER BY id`+tx.Dialect().ForUpdate(),
+	in, args := inJobs(jobs)
+	rows, err := tx.Query(ctx, `SELECT id FROM jobs WHERE `+in+` AND status = 'running' AND claimed_by = ? ORDER BY id`+tx.Dialect().ForUpdate(),
 		append(args, w.instance())...)
 	if err != nil {
 		return nil, err

@@ -85,14 +85,12 @@ func (w *Worker) complete(ctx context.Context, tx *db.Tx, accounts accountCache,
 	}
 	if len(done) > 0 {
 		now := db.Micros(w.Clock.Now())
-		ids := make([]int64, len(done))
 		attempts := make([][]any, len(done))
 		for i, j := range done {
-			ids[i] = j.ID
 			attempts[i] = []any{j.AccountID, j.ID, j.Attempts, now, true}
 		}
-		in, args := db.In(ids)
-		if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'done', finished_at = ?, locked_until = NULL, last_error = NULL WHERE id IN `+in,
+		in, args := inJobs(done)
+		if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'done', finished_at = ?, locked_until = NULL, last_error = NULL WHERE `+in,
 			append([]any{now}, args...)...); err != nil {
 			return err
 		}
@@ -150,8 +148,8 @@ func (w *Worker) fail(ctx context.Context, q db.Querier, j Job, cause error, per
 	if len(msg) > 1000 {
 		msg = msg[:1000]
 	}
-	if _, err := q.Exec(ctx, `UPDATE jobs SET status = ?, run_at = ?, locked_until = NULL, last_error = ?, finished_at = ? WHERE id = ?`,
-		status, db.Micros(runAt), msg, finishedAt(status, now), j.ID); err != nil {
+	if _, err := q.Exec(ctx, `UPDATE jobs SET status = ?, run_at = ?, locked_until = NULL, last_error = ?, finished_at = ? WHERE account_id = ? AND id = ?`,
+		status, db.Micros(runAt), msg, finishedAt(status, now), j.AccountID, j.ID); err != nil {
 		return err
 	}
 	if _, err := q.Exec(ctx, `INSERT INTO job_attempts (account_id, job_id, attempt, at, ok, error) VALUES (?, ?, ?, ?, FALSE, ?)`, j.AccountID, j.ID, j.Attempts, db.Micros(now), msg); err != nil {
@@ -160,7 +158,7 @@ func (w *Worker) fail(ctx context.Context, q db.Querier, j Job, cause error, per
 	if status == "failed" {
 		// A message whose delivery gave up is failed, with the last error.
 		if _, err := q.Exec(ctx, `UPDATE outbox SET status = 'failed', error = COALESCE(error, ?)
-			WHERE id = (SELECT outbox_id FROM jobs WHERE id = ?) AND status = 'pending'`, msg, j.ID); err != nil {
+			WHERE account_id = ? AND id = (SELECT outbox_id FROM jobs WHERE account_id = ? AND id = ?) AND status = 'pending'`, msg, j.AccountID, j.AccountID, j.ID); err != nil {
 			return err
 		}
 	}
@@ -170,8 +168,8 @@ func (w *Worker) fail(ctx context.Context, q db.Querier, j Job, cause error, per
 // postpone puts a job back to run at until without counting the attempt
 // (quiet hours): nothing was tried.
 func (w *Worker) postpone(ctx context.Context, q db.Querier, j Job, until time.Time) error {
-	_, err := q.Exec(ctx, `UPDATE jobs SET status = 'pending', run_at = ?, locked_until = NULL, attempts = attempts - 1 WHERE id = ?`,
-		db.Micros(until), j.ID)
+	_, err := q.Exec(ctx, `UPDATE jobs SET status = 'pending', run_at = ?, locked_until = NULL, attempts = attempts - 1 WHERE account_id = ? AND id = ?`,
+		db.Micros(until), j.AccountID, j.ID)
 	return err
 }
 

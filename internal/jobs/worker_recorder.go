@@ -31,6 +31,7 @@ type recorder struct {
 
 type queuedRecord struct {
 	job  int64
+	acct int64 // the job's account
 	rec  Record
 	done chan error // a Commit waiting for the outcome; nil for add
 }
@@ -42,15 +43,15 @@ func (w *Worker) newRecorder(ctx context.Context) *recorder {
 }
 
 // add queues a Call's outcome; close reports whether it failed.
-func (r *recorder) add(job int64, rec Record) {
-	r.push(queuedRecord{job: job, rec: rec})
+func (r *recorder) add(j Job, rec Record) {
+	r.push(queuedRecord{job: j.ID, acct: j.AccountID, rec: rec})
 }
 
 // commit is the Commit of job's Call.
-func (r *recorder) commit(job int64) Commit {
+func (r *recorder) commit(j Job) Commit {
 	return func(ctx context.Context, rec Record) error {
 		done := make(chan error, 1)
-		r.push(queuedRecord{job: job, rec: rec, done: done})
+		r.push(queuedRecord{job: j.ID, acct: j.AccountID, rec: rec, done: done})
 		select {
 		case err := <-done:
 			return err
@@ -137,10 +138,10 @@ func (r *recorder) run(ctx context.Context, batch []queuedRecord) map[int64]erro
 	failed := map[int64]error{}
 	attempt := func(tx *db.Tx, each func(q queuedRecord) error) error {
 		clear(failed)
-		var guarded []int64
+		var guarded []Job
 		for _, q := range batch {
 			if q.done != nil {
-				guarded = append(guarded, q.job)
+				guarded = append(guarded, Job{ID: q.job, AccountID: q.acct})
 			}
 		}
 		ours, err := r.w.stillOurs(ctx, tx, guarded)
