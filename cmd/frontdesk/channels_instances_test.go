@@ -208,7 +208,7 @@ func TestTwoInstancesSendOnce(t *testing.T) {
 	// Each delivery job completed once, and each message was billed once.
 	var jobsDone, multiRun, billed int
 	store.QueryRow(ctx, `SELECT COUNT(*) FROM jobs WHERE kind = 'deliver_message' AND status = 'done'`).Scan(&jobsDone)
-	store.QueryRow(ctx, `SELECT COUNT(*) FROM (SELECT j.id FROM jobs j JOIN job_attempts a ON a.job_id = j.id
+	store.QueryRow(ctx, `SELECT COUNT(*) FROM (SELECT j.id FROM jobs j JOIN job_attempts a ON a.account_id = j.account_id AND a.job_id = j.id
 		WHERE j.kind = 'deliver_message' GROUP BY j.id HAVING COUNT(*) > 1) d`).Scan(&multiRun)
 	store.QueryRow(ctx, `SELECT COALESCE(SUM(count), 0) FROM usage_counters WHERE metric = 'messages_sent'`).Scan(&billed)
 	if jobsDone != want || multiRun != 0 || billed != want {

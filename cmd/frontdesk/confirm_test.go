@@ -43,7 +43,7 @@ func TestConfirmationRepliesEndToEnd(t *testing.T) {
 			defer store.Close()
 			confirmation := func(phone string) (id int64, status string) {
 				t.Helper()
-				err := store.QueryRow(context.Background(), `SELECT a.id, a.confirmation_status FROM appointments a JOIN clients c ON c.id = a.client_id
+				err := store.QueryRow(context.Background(), `SELECT a.id, a.confirmation_status FROM appointments a JOIN clients c ON c.account_id = a.account_id AND c.id = a.client_id
 					WHERE c.phone_national = ? ORDER BY a.id DESC LIMIT 1`, strings.TrimPrefix(phone, "+34")).Scan(&id, &status)
 				if err != nil {
 					t.Fatal(err)

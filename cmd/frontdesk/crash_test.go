@@ -121,7 +121,7 @@ func TestCrashDuringBatch(t *testing.T) {
 				prefix := fmt.Sprintf("61%02d%%", trial)
 				var clients, cards int
 				store.QueryRow(context.Background(), `SELECT COUNT(*) FROM clients WHERE phone_national LIKE ?`, prefix).Scan(&clients)
-				store.QueryRow(context.Background(), `SELECT COUNT(*) FROM cards k JOIN clients c ON c.id = k.client_id WHERE c.phone_national LIKE ?`, prefix).Scan(&cards)
+				store.QueryRow(context.Background(), `SELECT COUNT(*) FROM cards k JOIN clients c ON c.account_id = k.account_id AND c.id = k.client_id WHERE c.phone_national LIKE ?`, prefix).Scan(&cards)
 				if (clients != 0 && clients != 500) || clients != cards {
 					t.Fatalf("trial %d: %d clients and %d cards after the crash: a partial batch", trial, clients, cards)
 				}

@@ -102,7 +102,7 @@ func TestCrashDuringWaitlistBatch(t *testing.T) {
 			count := func(set int) (clients, entries int) {
 				prefix := fmt.Sprintf("62%02d%%", set)
 				store.QueryRow(context.Background(), `SELECT COUNT(*) FROM clients WHERE phone_national LIKE ?`, prefix).Scan(&clients)
-				store.QueryRow(context.Background(), `SELECT COUNT(*) FROM waitlist_entries w JOIN clients c ON c.id = w.client_id
+				store.QueryRow(context.Background(), `SELECT COUNT(*) FROM waitlist_entries w JOIN clients c ON c.account_id = w.account_id AND c.id = w.client_id
 					WHERE c.phone_national LIKE ? AND w.status = 'waiting' AND w.source = 'api_batch'`, prefix).Scan(&entries)
 				return
 			}

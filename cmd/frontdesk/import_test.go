@@ -282,7 +282,7 @@ func TestImportMapFlags(t *testing.T) {
 		t.Errorf("mapping not shown:\n%s", stderr)
 	}
 	var prio int
-	fx.store.QueryRow(t.Context(), `SELECT e.priority FROM waitlist_entries e JOIN clients c ON c.id = e.client_id
+	fx.store.QueryRow(t.Context(), `SELECT e.priority FROM waitlist_entries e JOIN clients c ON c.account_id = e.account_id AND c.id = e.client_id
 		WHERE e.account_id = ? AND c.phone_national = ?`, fx.acctID, "640000001").Scan(&prio)
 	if prio != 1 {
 		t.Errorf("priority %d, want 1 (alta)", prio)

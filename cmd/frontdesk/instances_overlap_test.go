@@ -126,9 +126,9 @@ func overlapRound(t *testing.T, store *db.DB, addrs []string, listID, serviceID 
 	rows.Close()
 	var clients, entries, cards int
 	store.QueryRow(ctx, `SELECT COUNT(*) FROM clients WHERE phone_national LIKE ?`, prefix).Scan(&clients)
-	store.QueryRow(ctx, `SELECT COUNT(*) FROM waitlist_entries w JOIN clients c ON c.id = w.client_id
+	store.QueryRow(ctx, `SELECT COUNT(*) FROM waitlist_entries w JOIN clients c ON c.account_id = w.account_id AND c.id = w.client_id
 		WHERE c.phone_national LIKE ? AND w.status = 'waiting' AND w.service_id = ?`, prefix, serviceID).Scan(&entries)
-	store.QueryRow(ctx, `SELECT COUNT(*) FROM cards k JOIN clients c ON c.id = k.client_id
+	store.QueryRow(ctx, `SELECT COUNT(*) FROM cards k JOIN clients c ON c.account_id = k.account_id AND c.id = k.client_id
 		WHERE c.phone_national LIKE ? AND k.status = 'active'`, prefix).Scan(&cards)
 	if clients != len(everyPhone) || entries != len(waitlistPhones) || cards != len(ingestPhones) {
 		t.Errorf("round %d: %d clients for %d phones, %d entries for %d waiting-list phones, %d cards for %d ingested phones",

@@ -169,12 +169,12 @@ func TestTwoInstancesOnePostgres(t *testing.T) {
 				t.Errorf("round %d: cards whose webhook was delivered more than once: %v", round, dup)
 			}
 			var msgs, clientsWithMsg, twice, arrivals, multiRun int
-			store.QueryRow(ctx, `SELECT COUNT(*), COUNT(DISTINCT o.client_id) FROM outbox o JOIN clients c ON c.id = o.client_id
+			store.QueryRow(ctx, `SELECT COUNT(*), COUNT(DISTINCT o.client_id) FROM outbox o JOIN clients c ON c.account_id = o.account_id AND c.id = o.client_id
 				WHERE o.kind = 'automation_message' AND c.phone_national LIKE ?`, prefix).Scan(&msgs, &clientsWithMsg)
-			store.QueryRow(ctx, `SELECT COUNT(*) FROM (SELECT o.client_id FROM outbox o JOIN clients c ON c.id = o.client_id
+			store.QueryRow(ctx, `SELECT COUNT(*) FROM (SELECT o.client_id FROM outbox o JOIN clients c ON c.account_id = o.account_id AND c.id = o.client_id
 				WHERE o.kind = 'automation_message' AND c.phone_national LIKE ? GROUP BY o.client_id HAVING COUNT(*) > 1) d`, prefix).Scan(&twice)
 			store.QueryRow(ctx, `SELECT COUNT(*) FROM jobs WHERE kind = 'stage_arrival'`).Scan(&arrivals)
-			store.QueryRow(ctx, `SELECT COUNT(*) FROM (SELECT j.id FROM jobs j JOIN job_attempts a ON a.job_id = j.id
+			store.QueryRow(ctx, `SELECT COUNT(*) FROM (SELECT j.id FROM jobs j JOIN job_attempts a ON a.account_id = j.account_id AND a.job_id = j.id
 				WHERE j.kind IN ('stage_arrival', 'deliver_message') AND a.ok GROUP BY j.id HAVING COUNT(*) > 1) d`).Scan(&multiRun)
 			if msgs != placed || clientsWithMsg != placed || twice != 0 {
 				t.Errorf("round %d: %d automation messages for %d clients (%d with more than one); %d clients were placed", round, msgs, clientsWithMsg, twice, placed)
@@ -227,7 +227,7 @@ func TestTwoInstancesOnePostgres(t *testing.T) {
 			}
 			for i, s := range results {
 				var placed int
-				store.QueryRow(ctx, `SELECT COUNT(*) FROM cards k JOIN clients c ON c.id = k.client_id WHERE c.phone_national = ?`,
+				store.QueryRow(ctx, `SELECT COUNT(*) FROM cards k JOIN clients c ON c.account_id = k.account_id AND c.id = k.client_id WHERE c.phone_national = ?`,
 					strings.TrimPrefix(s.phones[0], "+34")).Scan(&placed)
 				switch s.status {
 				case 200:

@@ -110,14 +110,14 @@ func TestSeatOfferEndToEnd(t *testing.T) {
 			)
 			e.waitFor("the booking", func() bool {
 				return store.QueryRow(context.Background(), `SELECT a.source, a.confirmation_status, a.start_at FROM appointments a
-					JOIN clients c ON c.id = a.client_id WHERE c.phone_national = '600400002'`).Scan(&source, &confirmation, &start) == nil
+					JOIN clients c ON c.account_id = a.account_id AND c.id = a.client_id WHERE c.phone_national = '600400002'`).Scan(&source, &confirmation, &start) == nil
 			})
 			want := time.Date(day.Year(), day.Month(), day.Day(), 10, 0, 0, 0, madrid)
 			if source != "waitlist" || confirmation != "confirmed" || !db.Time(start).Equal(want) {
 				t.Fatalf("appointment %s %s %v, want waitlist confirmed at %v", source, confirmation, db.Time(start), want)
 			}
 			var status string
-			store.QueryRow(context.Background(), `SELECT e.status FROM waitlist_entries e JOIN clients c ON c.id = e.client_id
+			store.QueryRow(context.Background(), `SELECT e.status FROM waitlist_entries e JOIN clients c ON c.account_id = e.account_id AND c.id = e.client_id
 				WHERE c.phone_national = '600400002'`).Scan(&status)
 			if status != "booked" {
 				t.Errorf("entry %s, want booked", status)

@@ -52,7 +52,7 @@ func SessionByToken(ctx context.Context, q db.Querier, tokenHash string) (s Sess
 	var userLang, accountLang string
 	err = q.QueryRow(ctx, `SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, s.expires_at, u.name, u.email, u.role, u.language, COALESCE(u.professional_id, 0),
 			a.id, a.slug, a.name, a.timezone, a.default_region, a.language
-		FROM dashboard_sessions s JOIN users u ON u.id = s.user_id AND u.account_id = s.account_id
+		FROM dashboard_sessions s JOIN users u ON u.account_id = s.account_id AND u.id = s.user_id
 		JOIN accounts a ON a.id = s.account_id
 		WHERE s.token_hash = ? AND u.active = ?`, tokenHash, true).
 		Scan(&s.ID, &s.UserID, &s.CSRF, &lastSeen, &expires, &s.UserName, &s.Email, &s.Role, &userLang, &s.ProfessionalID,

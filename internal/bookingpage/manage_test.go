@@ -25,7 +25,7 @@ func (h *harness) appointmentState(phone string) (string, string, time.Time) {
 	var status, confirmation string
 	var start int64
 	if err := h.store.QueryRow(h.t.Context(), `SELECT a.status, a.confirmation_status, a.start_at FROM appointments a
-		JOIN clients c ON c.id = a.client_id WHERE a.source = 'booking_page' AND c.phone_national = ?`, strings.TrimPrefix(phone, "+34")).Scan(&status, &confirmation, &start); err != nil {
+		JOIN clients c ON c.account_id = a.account_id AND c.id = a.client_id WHERE a.source = 'booking_page' AND c.phone_national = ?`, strings.TrimPrefix(phone, "+34")).Scan(&status, &confirmation, &start); err != nil {
 		h.t.Fatal(err)
 	}
 	return status, confirmation, db.Time(start)

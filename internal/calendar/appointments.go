@@ -72,8 +72,8 @@ func ProfessionalRefs(ctx context.Context, q db.Querier, acct account.Account) (
 const appointmentSelect = `SELECT a.id, a.start_at, a.end_at, a.status, a.source, a.confirmation_status, a.notes, a.arrived_at, a.status_changed_at,
 		c.id, c.first_name, c.last_name, c.phone_cc, c.phone_national, s.id, s.name, s.color, p.id, p.name, e.id, e.name,
 		COALESCE(a.resource_id, 0), a.series_id
-	FROM appointments a JOIN clients c ON c.id = a.client_id JOIN services s ON s.id = a.service_id
-	JOIN professionals p ON p.id = a.professional_id JOIN event_types e ON e.id = a.event_type_id`
+	FROM appointments a JOIN clients c ON c.account_id = a.account_id AND c.id = a.client_id JOIN services s ON s.account_id = a.account_id AND s.id = a.service_id
+	JOIN professionals p ON p.account_id = a.account_id AND p.id = a.professional_id JOIN event_types e ON e.account_id = a.account_id AND e.id = a.event_type_id`
 
 func scanAppointment(row interface{ Scan(...any) error }) (AppointmentView, error) {
 	var (
@@ -178,8 +178,8 @@ func rescheduleTx(ctx context.Context, tx *db.Tx, acct account.Account, a Appoin
 	}
 	if professionalID != a.ProfessionalID {
 		var ok int
-		err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM professionals p JOIN service_professionals sp ON sp.professional_id = p.id
-			JOIN appointments a ON a.service_id = sp.service_id
+		err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM professionals p JOIN service_professionals sp ON sp.account_id = p.account_id AND sp.professional_id = p.id
+			JOIN appointments a ON a.account_id = sp.account_id AND a.service_id = sp.service_id
 			WHERE p.account_id = ? AND p.id = ? AND p.active = ? AND a.id = ?`, acct.ID, professionalID, true, id).Scan(&ok)
 		if err != nil {
 			return a, nil, err

@@ -103,7 +103,7 @@ func loadCatalog(ctx context.Context, q db.Querier, acct account.Account) (*cata
 	// A professional serving several services is parsed once and shared.
 	pros := map[int64]*professional{}
 	rows, err = q.Query(ctx, `SELECT sp.service_id, p.id, p.name, p.working_hours, p.time_off
-		FROM service_professionals sp JOIN professionals p ON p.id = sp.professional_id AND p.account_id = sp.account_id
+		FROM service_professionals sp JOIN professionals p ON p.account_id = sp.account_id AND p.id = sp.professional_id
 		WHERE sp.account_id = ? AND p.active ORDER BY sp.service_id, p.id`, acct.ID)
 	if err != nil {
 		return nil, fmt.Errorf("load professionals: %w", err)
@@ -137,7 +137,7 @@ func loadCatalog(ctx context.Context, q db.Querier, acct account.Account) (*cata
 	}
 
 	rows, err = q.Query(ctx, `SELECT se.service_id, e.id, e.name, e.color
-		FROM service_event_types se JOIN event_types e ON e.id = se.event_type_id AND e.account_id = se.account_id
+		FROM service_event_types se JOIN event_types e ON e.account_id = se.account_id AND e.id = se.event_type_id
 		WHERE se.account_id = ? AND e.active ORDER BY se.service_id, e.id`, acct.ID)
 	if err != nil {
 		return nil, fmt.Errorf("load event types: %w", err)
@@ -174,11 +174,11 @@ func ListServices(ctx context.Context, q db.Querier, acct account.Account) ([]Se
 			WHERE s.account_id = ? AND s.active
 		UNION ALL
 		SELECT sp.service_id, 1, p.id, p.name, 0
-			FROM service_professionals sp JOIN professionals p ON p.id = sp.professional_id AND p.account_id = sp.account_id
+			FROM service_professionals sp JOIN professionals p ON p.account_id = sp.account_id AND p.id = sp.professional_id
 			WHERE sp.account_id = ? AND p.active
 		UNION ALL
 		SELECT se.service_id, 2, e.id, e.name, 0
-			FROM service_event_types se JOIN event_types e ON e.id = se.event_type_id AND e.account_id = se.account_id
+			FROM service_event_types se JOIN event_types e ON e.account_id = se.account_id AND e.id = se.event_type_id
 			WHERE se.account_id = ? AND e.active
 		ORDER BY 1, 2, 3`, acct.ID, acct.ID, acct.ID)
 	if err != nil {

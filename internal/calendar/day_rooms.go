@@ -91,8 +91,8 @@ type HeldResource struct {
 // out. One query.
 func HeldResources(ctx context.Context, q db.Querier, acct account.Account, from, to time.Time) (map[int64]HeldResource, error) {
 	rows, err := q.Query(ctx, `SELECT a.id, s.resource_kind, r.id, r.name, r.kind FROM appointments a
-		JOIN services s ON s.id = a.service_id AND s.account_id = a.account_id
-		LEFT JOIN resources r ON r.id = a.resource_id AND r.account_id = a.account_id
+		JOIN services s ON s.account_id = a.account_id AND s.id = a.service_id
+		LEFT JOIN resources r ON r.account_id = a.account_id AND r.id = a.resource_id
 		WHERE a.account_id = ? AND a.start_at >= ? AND a.start_at < ? AND (a.resource_id IS NOT NULL OR s.resource_kind <> '')`,
 		acct.ID, db.Micros(from), db.Micros(to))
 	if err != nil {

@@ -199,7 +199,7 @@ func TestMovesCoalesceConfirmation(t *testing.T) {
 			t.Fatalf("%d pending requests, the last at %v: %q", n, at, body)
 		}
 		var jobsPending int
-		store.QueryRow(ctx, `SELECT COUNT(*) FROM jobs j JOIN outbox o ON o.id = j.outbox_id WHERE o.source_id = ? AND o.source_type = 'booking'
+		store.QueryRow(ctx, `SELECT COUNT(*) FROM jobs j JOIN outbox o ON o.account_id = j.account_id AND o.id = j.outbox_id WHERE o.source_id = ? AND o.source_type = 'booking'
 			AND o.kind = 'booking_confirmation' AND j.status = 'pending'`, id).Scan(&jobsPending)
 		if jobsPending != 1 {
 			t.Fatalf("%d pending delivery jobs", jobsPending)

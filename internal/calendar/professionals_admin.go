@@ -115,7 +115,7 @@ func professionalRow(ctx context.Context, q db.Querier, acct account.Account, id
 	if err != nil {
 		return p, err
 	}
-	rows, err := q.Query(ctx, `SELECT s.name FROM service_professionals sp JOIN services s ON s.id = sp.service_id AND s.account_id = sp.account_id
+	rows, err := q.Query(ctx, `SELECT s.name FROM service_professionals sp JOIN services s ON s.account_id = sp.account_id AND s.id = sp.service_id
 		WHERE sp.account_id = ? AND sp.professional_id = ? ORDER BY s.name`, acct.ID, id)
 	if err != nil {
 		return p, err

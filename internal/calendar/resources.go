@@ -49,7 +49,7 @@ func resourceDefs(ctx context.Context, q db.Querier, acct account.Account, servi
 		return nil, nil
 	}
 	rows, err := q.Query(ctx, `SELECT r.id, r.name, r.kind, COALESCE(sr.service_id, 0) FROM resources r
-		LEFT JOIN service_resources sr ON sr.resource_id = r.id AND sr.account_id = r.account_id
+		LEFT JOIN service_resources sr ON sr.account_id = r.account_id AND sr.resource_id = r.id
 		WHERE r.account_id = ? AND r.active ORDER BY r.id`, acct.ID)
 	if err != nil {
 		return nil, fmt.Errorf("load resources: %w", err)

@@ -229,7 +229,7 @@ func TestMoveKeepsOrChangesRoom(t *testing.T) {
 		}
 		room := func(id int64) string {
 			var name string
-			store.QueryRow(ctx, `SELECT r.name FROM appointments a JOIN resources r ON r.id = a.resource_id WHERE a.id = ?`, id).Scan(&name)
+			store.QueryRow(ctx, `SELECT r.name FROM appointments a JOIN resources r ON r.account_id = a.account_id AND r.id = a.resource_id WHERE a.id = ?`, id).Scan(&name)
 			return name
 		}
 		if got := room(ids[1]) + "," + room(ids[3]); got != "Box 2,Box 1" {

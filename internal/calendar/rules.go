@@ -98,7 +98,7 @@ func (b *ruleBook) of(serviceID int64) Rules {
 func EffectiveRules(ctx context.Context, q db.Querier, acct account.Account, serviceID int64) (Rules, error) {
 	var accountDoc, serviceDoc string
 	err := q.QueryRow(ctx, `SELECT a.booking_rules, COALESCE((SELECT s.booking_rules FROM services s
-		WHERE s.account_id = a.id AND s.id = ?), '{}') FROM accounts a WHERE a.id = ?`, serviceID, acct.ID).Scan(&accountDoc, &serviceDoc)
+		WHERE s.account_id = ? AND s.id = ?), '{}') FROM accounts a WHERE a.id = ?`, acct.ID, serviceID, acct.ID).Scan(&accountDoc, &serviceDoc)
 	if err != nil {
 		return Rules{}, fmt.Errorf("load booking rules: %w", err)
 	}

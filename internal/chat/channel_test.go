@@ -80,7 +80,7 @@ func TestRecordChannelMessagesMatchesOneByOne(t *testing.T) {
 		state := func(prefix string) []string {
 			rows, err := store.Query(ctx, `SELECT c.phone_national, c.status, c.direction, c.message_count, c.last_message_at, c.updated_at,
 					m.sender_kind, m.content, COALESCE(m.provider_message_id, ''), m.sent_at
-				FROM conversations c JOIN messages m ON m.conversation_id = c.id
+				FROM conversations c JOIN messages m ON m.account_id = c.account_id AND m.conversation_id = c.id
 				WHERE c.account_id = ? AND c.phone_national LIKE ? ORDER BY c.phone_national, c.id, m.sent_at, m.content`, acct.ID, prefix+"%")
 			if err != nil {
 				t.Fatal(err)

@@ -20,7 +20,7 @@ import (
 const messageColumns = `m.id, m.conversation_id, m.sender_kind, m.ai_agent_id, a.name, m.user_id, u.name, u.email,
 	m.message_type, m.content, m.media, m.reply_to_id, m.sent_at`
 
-const messageJoins = ` LEFT JOIN ai_agents a ON a.id = m.ai_agent_id LEFT JOIN users u ON u.id = m.user_id`
+const messageJoins = ` LEFT JOIN ai_agents a ON a.account_id = m.account_id AND a.id = m.ai_agent_id LEFT JOIN users u ON u.account_id = m.account_id AND u.id = m.user_id`
 
 // embedMessages loads the oldest maxMessages messages of every conversation of the
 // page in one statement. Conversations whose whole transcript fits are read
@@ -155,14 +155,14 @@ func participants(ctx context.Context, q db.Querier, acct account.Account, ids [
 	in, inArgs := db.In(ids)
 	rows, err := q.Query(ctx, `SELECT p.conversation_id, p.sender_kind, p.sender_id, p.n, p.first_at, p.last_at,
 			COALESCE(a.name, u.name, ''), u.email
-		FROM (SELECT conversation_id, sender_kind, COALESCE(ai_agent_id, user_id) AS sender_id,
+		FROM (SELECT account_id, conversation_id, sender_kind, COALESCE(ai_agent_id, user_id) AS sender_id,
 				COUNT(*) AS n, MIN(sent_at) AS first_at, MAX(sent_at) AS last_at
 			FROM messages
 			WHERE account_id = ? AND conversation_id IN `+in+` AND sender_kind IN ('ai_agent', 'user')
 				AND COALESCE(ai_agent_id, user_id) IS NOT NULL
-			GROUP BY conversation_id, sender_kind, COALESCE(ai_agent_id, user_id)) p
-		LEFT JOIN ai_agents a ON p.sender_kind = 'ai_agent' AND a.id = p.sender_id
-		LEFT JOIN users u ON p.sender_kind = 'user' AND u.id = p.sender_id
+			GROUP BY account_id, conversation_id, sender_kind, COALESCE(ai_agent_id, user_id)) p
+		LEFT JOIN ai_agents a ON p.sender_kind = 'ai_agent' AND a.account_id = p.account_id AND a.id = p.sender_id
+		LEFT JOIN users u ON p.sender_kind = 'user' AND u.account_id = p.account_id AND u.id = p.sender_id
 		ORDER BY p.conversation_id, p.first_at, p.sender_id`, append([]any{acct.ID}, inArgs...)...)
 	if err != nil {
 		return nil, fmt.Errorf("participants: %w", err)
@@ -211,7 +211,7 @@ func assignees(ctx context.Context, q db.Querier, acct account.Account, page []C
 	}
 	in, inArgs := db.In(clientIDs)
 	rows, err := q.Query(ctx, `SELECT DISTINCT k.client_id, u.id, u.name, u.email
-		FROM cards k JOIN users u ON u.id = k.assigned_user_id
+		FROM cards k JOIN users u ON u.account_id = k.account_id AND u.id = k.assigned_user_id
 		WHERE k.account_id = ? AND k.status = 'active' AND k.client_id IN `+in+`
 		ORDER BY k.client_id, u.id`, append([]any{acct.ID}, inArgs...)...)
 	if err != nil {

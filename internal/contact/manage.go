@@ -35,7 +35,7 @@ type Tag struct {
 // ClientTags lists a client's tags by name.
 func ClientTags(ctx context.Context, q db.Querier, acct account.Account, clientID int64) ([]Tag, error) {
 	rows, err := q.Query(ctx, `SELECT t.id, t.name, t.color, COALESCE(t.description, ''), ct.source
-		FROM client_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.account_id = ? AND ct.client_id = ? ORDER BY t.name`, acct.ID, clientID)
+		FROM client_tags ct JOIN tags t ON t.account_id = ct.account_id AND t.id = ct.tag_id WHERE ct.account_id = ? AND ct.client_id = ? ORDER BY t.name`, acct.ID, clientID)
 	if err != nil {
 		return nil, err
 	}

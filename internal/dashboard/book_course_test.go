@@ -71,7 +71,7 @@ func TestBookCourseFromTheGrid(t *testing.T) {
 		}
 		u.follow(p).must(t, http.StatusOK).contains(t, "Booked a course of 5 sessions for Nuria: Limpieza dental with Dr. López, from Mon 23 Nov, 16:30.",
 			"Monday, 7 December, 16:30: It overlaps another appointment of Dr. López")
-		rows, err := store.Query(t.Context(), `SELECT a.id, a.series_id FROM appointments a JOIN clients c ON c.id = a.client_id
+		rows, err := store.Query(t.Context(), `SELECT a.id, a.series_id FROM appointments a JOIN clients c ON c.account_id = a.account_id AND c.id = a.client_id
 			WHERE c.phone_national = '611222333' AND a.status = 'booked' ORDER BY a.start_at`)
 		if err != nil {
 			t.Fatal(err)

@@ -106,7 +106,7 @@ services: [{key: cleaning, resources: {kind: room}}]
 		tuesday, _ := book(acmeKey, white, ruiz, visit, "2026-11-24", "09:00", "09:30")
 		roomOf := func(id int64) string {
 			var name string
-			if err := store.QueryRow(t.Context(), `SELECT r.name FROM appointments a JOIN resources r ON r.id = a.resource_id WHERE a.id = ?`, id).Scan(&name); err != nil {
+			if err := store.QueryRow(t.Context(), `SELECT r.name FROM appointments a JOIN resources r ON r.account_id = a.account_id AND r.id = a.resource_id WHERE a.id = ?`, id).Scan(&name); err != nil {
 				t.Fatalf("appointment %d holds no room: %v", id, err)
 			}
 			return name

@@ -186,7 +186,7 @@ func ownerOf(ctx context.Context, q db.Querier, token string) (owner, error) {
 	var o owner
 	err := q.QueryRow(ctx, `SELECT a.id, a.slug, a.name, p.id, p.name
 		FROM calendar_feeds f JOIN accounts a ON a.id = f.account_id
-		JOIN professionals p ON p.id = f.professional_id AND p.account_id = f.account_id
+		JOIN professionals p ON p.account_id = f.account_id AND p.id = f.professional_id
 		WHERE f.token_hash = ?`, hashToken(token)).Scan(&o.acct.ID, &o.acct.Slug, &o.acct.Name, &o.professionalID, &o.professionalName)
 	if db.IsNoRows(err) {
 		return owner{}, ErrUnknown
@@ -207,7 +207,7 @@ func Calendar(ctx context.Context, q db.Querier, token string, now time.Time) (i
 	}
 	from, to := Window(now)
 	rows, err := q.Query(ctx, `SELECT a.id, a.start_at, a.end_at, a.updated_at, s.name, c.first_name, c.last_name
-		FROM appointments a JOIN services s ON s.id = a.service_id JOIN clients c ON c.id = a.client_id
+		FROM appointments a JOIN services s ON s.account_id = a.account_id AND s.id = a.service_id JOIN clients c ON c.account_id = a.account_id AND c.id = a.client_id
 		WHERE a.account_id = ? AND a.professional_id = ? AND a.start_at >= ? AND a.start_at < ? AND a.status <> ?
 		ORDER BY a.start_at, a.id LIMIT ?`,
 		o.acct.ID, o.professionalID, db.Micros(from), db.Micros(to), calendar.StatusCancelled, MaxEvents)

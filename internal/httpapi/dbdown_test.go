@@ -260,7 +260,7 @@ func TestDatabaseGoesAway(t *testing.T) {
 		var clients, cards int
 		prefix := fmt.Sprintf("619%02d%%", trial%99)
 		direct.QueryRow(ctx, `SELECT COUNT(*) FROM clients WHERE phone_national LIKE ?`, prefix).Scan(&clients)
-		direct.QueryRow(ctx, `SELECT COUNT(*) FROM cards k JOIN clients c ON c.id = k.client_id WHERE c.phone_national LIKE ?`, prefix).Scan(&cards)
+		direct.QueryRow(ctx, `SELECT COUNT(*) FROM cards k JOIN clients c ON c.account_id = k.account_id AND c.id = k.client_id WHERE c.phone_national LIKE ?`, prefix).Scan(&cards)
 		// A 500 may still have committed: when the connection drops after
 		// COMMIT was sent and before its acknowledgement came back, no
 		// server can know (the client's re-send below converges). A 200

@@ -164,7 +164,7 @@ func TestHookTextsSanitised(t *testing.T) {
 			})
 		}
 		var sid, phone string
-		store.QueryRow(ctx, `SELECT m.provider_message_id, c.customer_phone_number FROM messages m JOIN conversations c ON c.id = m.conversation_id
+		store.QueryRow(ctx, `SELECT m.provider_message_id, c.customer_phone_number FROM messages m JOIN conversations c ON c.account_id = m.account_id AND c.id = m.conversation_id
 			WHERE m.content = 'foto'`).Scan(&sid, &phone)
 		if sid != "SMclean2" || phone != "+34600111222" {
 			t.Errorf("provider id %q, phone %q", sid, phone)

@@ -174,7 +174,7 @@ func TestMembershipLifecycle(t *testing.T) {
 			t.Errorf("cards for pedro = %d, want 1 (reactivated, not duplicated)", n)
 		}
 		var kinds string
-		rows, _ := store.Query(t.Context(), `SELECT e.kind FROM card_events e JOIN cards c ON c.id = e.card_id WHERE c.client_id = ? ORDER BY e.id`, pedro)
+		rows, _ := store.Query(t.Context(), `SELECT e.kind FROM card_events e JOIN cards c ON c.account_id = e.account_id AND c.id = e.card_id WHERE c.client_id = ? ORDER BY e.id`, pedro)
 		for rows.Next() {
 			var k string
 			rows.Scan(&k)

@@ -116,7 +116,7 @@ func TestHeartbeatTakeover(t *testing.T) {
 			t.Fatalf("b claimed %d of the dead worker's jobs, want 3 (%v)", n, err)
 		}
 		var waiting int
-		store.QueryRow(ctx, `SELECT COUNT(*) FROM jobs j JOIN outbox o ON o.id = j.outbox_id
+		store.QueryRow(ctx, `SELECT COUNT(*) FROM jobs j JOIN outbox o ON o.account_id = j.account_id AND o.id = j.outbox_id
 			WHERE o.id = ? AND j.status = 'pending' AND j.run_at = ?`, first, db.Micros(e.clock.Now().Add(4*time.Second))).Scan(&waiting)
 		if waiting != 1 {
 			t.Errorf("the message in doubt is not waiting for the send timeout (20 s after its start): %s", jobStates(t, store))

@@ -53,7 +53,7 @@ func TestWebhookTargetsWhenConnecting(t *testing.T) {
 					t.Fatal(err)
 				}
 				var status, lastError string
-				if err := store.QueryRow(context.Background(), `SELECT o.status, j.last_error FROM outbox o JOIN jobs j ON j.outbox_id = o.id
+				if err := store.QueryRow(context.Background(), `SELECT o.status, j.last_error FROM outbox o JOIN jobs j ON j.account_id = o.account_id AND j.outbox_id = o.id
 					WHERE o.kind = 'webhook' ORDER BY o.id LIMIT 1`).Scan(&status, &lastError); err != nil {
 					t.Fatal(err)
 				}

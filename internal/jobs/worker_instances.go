@@ -73,11 +73,36 @@ func (w *Worker) Beat(ctx context.Context) error {
 			ON CONFLICT (id) DO UPDATE SET beat_at = excluded.beat_at`, w.instance(), host, os.Getpid(), now, now); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `DELETE FROM worker_instances WHERE beat_at < ?
-			AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.status = 'running' AND jobs.claimed_by = worker_instances.id)`,
-			now-time.Hour.Microseconds())
+		busy, err := claimers(ctx, tx)
+		if err != nil {
+			return err
+		}
+		in, args := db.In(append(busy, ""))
+		_, err = tx.Exec(ctx, `DELETE FROM worker_instances WHERE beat_at < ? AND id NOT IN `+in,
+			append([]any{now - time.Hour.Microseconds()}, args...)...)
 		return err
 	})
+}
+
+// claimers lists the instances named by running jobs. It is its own
+// statement: on Citus the jobs are spread over the workers while
+// worker_instances stays on the coordinator, and one statement cannot
+// join the two.
+func claimers(ctx context.Context, q db.Querier) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT DISTINCT claimed_by FROM jobs WHERE status = 'running' AND claimed_by IS NOT NULL`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }
 
 // startHeartbeat beats now and then every Heartbeat until the returned stop
@@ -119,9 +144,14 @@ func (w *Worker) startHeartbeat(ctx context.Context) (stop func()) {
 // once.
 func (w *Worker) retire(ctx context.Context) error {
 	return w.DB.Transact(ctx, func(tx *db.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM worker_instances WHERE id = ?
-			AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.status = 'running' AND jobs.claimed_by = worker_instances.id)`, w.instance()); err != nil {
+		var running int
+		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM jobs WHERE status = 'running' AND claimed_by = ?`, w.instance()).Scan(&running); err != nil {
 			return err
+		}
+		if running == 0 {
+			if _, err := tx.Exec(ctx, `DELETE FROM worker_instances WHERE id = ?`, w.instance()); err != nil {
+				return err
+			}
 		}
 		_, err := tx.Exec(ctx, `UPDATE worker_instances SET beat_at = 0 WHERE id = ?`, w.instance())
 		return err

@@ -40,7 +40,7 @@ func find(ctx context.Context, q db.Querier, token string, now time.Time) (accou
 		return acct, a, ErrNotFound
 	}
 	var updated int64
-	if err := q.QueryRow(ctx, `SELECT c.first_name, a.updated_at FROM appointments a JOIN clients c ON c.id = a.client_id
+	if err := q.QueryRow(ctx, `SELECT c.first_name, a.updated_at FROM appointments a JOIN clients c ON c.account_id = a.account_id AND c.id = a.client_id
 		WHERE a.account_id = ? AND a.id = ?`, acct.ID, appointmentID).Scan(&a.firstName, &updated); err != nil {
 		return acct, a, err
 	}

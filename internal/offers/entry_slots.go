@@ -39,8 +39,8 @@ func EntrySlots(ctx context.Context, q db.Querier, acct account.Account, entryID
 	)
 	err := q.QueryRow(ctx, `SELECT e.id, e.service_id, e.client_id, e.status, s.name, c.first_name, c.last_name, c.phone_cc, c.phone_national,
 			e.preferred_professional_id, e.time_preference, e.earliest_date, e.latest_date, w.horizon_days
-		FROM waitlist_entries e JOIN services s ON s.id = e.service_id JOIN clients c ON c.id = e.client_id
-		JOIN waitlists w ON w.id = e.waitlist_id
+		FROM waitlist_entries e JOIN services s ON s.account_id = e.account_id AND s.id = e.service_id JOIN clients c ON c.account_id = e.account_id AND c.id = e.client_id
+		JOIN waitlists w ON w.account_id = e.account_id AND w.id = e.waitlist_id
 		WHERE e.account_id = ? AND e.id = ?`, acct.ID, entryID).
 		Scan(&c.entryID, &c.serviceID, &c.clientID, &status, &c.service, &c.first, &c.last, &cc, &national,
 			&c.pref, &c.window, &c.earliest, &c.latest, &horizon)

@@ -20,8 +20,8 @@ func OfferFreedTime(ctx context.Context, tx *db.Tx, acct account.Account, profes
 		return err
 	}
 	ids, err := db.QueryInt64s(ctx, tx, `SELECT DISTINCT ws.waitlist_id FROM waitlist_services ws
-		JOIN waitlists w ON w.id = ws.waitlist_id AND w.account_id = ws.account_id
-		JOIN service_professionals sp ON sp.service_id = ws.service_id
+		JOIN waitlists w ON w.account_id = ws.account_id AND w.id = ws.waitlist_id
+		JOIN service_professionals sp ON sp.account_id = ws.account_id AND sp.service_id = ws.service_id
 		WHERE ws.account_id = ? AND w.active AND w.deleted_at IS NULL AND sp.professional_id = ?
 		ORDER BY ws.waitlist_id`, acct.ID, professionalID)
 	if err != nil {

@@ -57,8 +57,8 @@ func candidates(ctx context.Context, q db.Querier, acct account.Account, listID 
 	}
 	rows, err := q.Query(ctx, `SELECT e.id, e.waitlist_id, e.service_id, e.client_id, s.name, c.first_name, c.last_name, c.phone_cc, c.phone_national,
 			e.priority, e.preferred_professional_id, e.time_preference, e.earliest_date, e.latest_date
-		FROM waitlist_entries e JOIN services s ON s.id = e.service_id JOIN clients c ON c.id = e.client_id
-		JOIN waitlists w ON w.id = e.waitlist_id AND w.account_id = e.account_id AND w.deleted_at IS NULL
+		FROM waitlist_entries e JOIN services s ON s.account_id = e.account_id AND s.id = e.service_id JOIN clients c ON c.account_id = e.account_id AND c.id = e.client_id
+		JOIN waitlists w ON w.account_id = e.account_id AND w.id = e.waitlist_id AND w.deleted_at IS NULL
 		WHERE e.account_id = ? AND e.status = 'waiting' AND NOT e.flagged_for_review AND e.id <> ?
 			AND c.phone_national IS NOT NULL AND c.phone_national <> ''
 			AND EXISTS (SELECT 1 FROM waitlist_services ws WHERE ws.account_id = e.account_id AND ws.waitlist_id = e.waitlist_id AND ws.service_id = e.service_id)

@@ -49,7 +49,7 @@ func CardTimeline(ctx context.Context, q db.Querier, acct account.Account, pipel
 		added int64
 	)
 	err := q.QueryRow(ctx, `SELECT k.id, k.pipeline_id, k.client_id, c.first_name, c.last_name, s.name, k.status, k.entry_source, k.lead_value, k.added_at
-		FROM cards k JOIN clients c ON c.id = k.client_id JOIN stages s ON s.id = k.stage_id
+		FROM cards k JOIN clients c ON c.account_id = k.account_id AND c.id = k.client_id JOIN stages s ON s.account_id = k.account_id AND s.id = k.stage_id
 		WHERE k.account_id = ? AND k.pipeline_id = ? AND k.id = ?`, acct.ID, pipelineID, cardID).
 		Scan(&c.ID, &c.PipelineID, &c.ClientID, &first, &last, &c.StageName, &c.Status, &c.EntrySource, &lead, &added)
 	if db.IsNoRows(err) {
@@ -64,7 +64,7 @@ func CardTimeline(ctx context.Context, q db.Querier, acct account.Account, pipel
 	}
 	c.AddedAt = db.Time(added)
 	rows, err := q.Query(ctx, `SELECT e.kind, COALESCE(f.name, ''), COALESCE(t.name, ''), e.source, e.created_at
-		FROM card_events e LEFT JOIN stages f ON f.id = e.from_stage_id LEFT JOIN stages t ON t.id = e.to_stage_id
+		FROM card_events e LEFT JOIN stages f ON f.account_id = e.account_id AND f.id = e.from_stage_id LEFT JOIN stages t ON t.account_id = e.account_id AND t.id = e.to_stage_id
 		WHERE e.account_id = ? AND e.card_id = ? ORDER BY e.id`, acct.ID, cardID)
 	if err != nil {
 		return c, err

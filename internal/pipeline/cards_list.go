@@ -61,8 +61,8 @@ func ListClients(ctx context.Context, q db.Querier, acct account.Account, pipeli
 	}
 	rows, err := q.Query(ctx, `SELECT k.id, k.stage_id, s.name, k.lead_value, k.entry_source, k.added_at, k.stage_entered_at,
 			u.id, u.name, u.email, `+contact.Columns+`
-		FROM cards k JOIN stages s ON s.id = k.stage_id JOIN clients c ON c.id = k.client_id
-		LEFT JOIN users u ON u.id = k.assigned_user_id
+		FROM cards k JOIN stages s ON s.account_id = k.account_id AND s.id = k.stage_id JOIN clients c ON c.account_id = k.account_id AND c.id = k.client_id
+		LEFT JOIN users u ON u.account_id = k.account_id AND u.id = k.assigned_user_id
 		WHERE `+where+` ORDER BY s.position, s.id, k.stage_entered_at DESC, k.id DESC LIMIT ? OFFSET ?`,
 		append(args, f.Limit, f.Offset)...)
 	if err != nil {

@@ -29,7 +29,7 @@ type ClientCard struct {
 // another account has none.
 func ClientCards(ctx context.Context, q db.Querier, acct account.Account, clientID int64) ([]ClientCard, error) {
 	rows, err := q.Query(ctx, `SELECT k.id, p.id, p.name, s.name, s.stage_type, k.status, k.added_at, k.stage_entered_at, k.removed_at
-		FROM cards k JOIN pipelines p ON p.id = k.pipeline_id JOIN stages s ON s.id = k.stage_id
+		FROM cards k JOIN pipelines p ON p.account_id = k.account_id AND p.id = k.pipeline_id JOIN stages s ON s.account_id = k.account_id AND s.id = k.stage_id
 		WHERE k.account_id = ? AND k.client_id = ?
 		ORDER BY CASE WHEN k.status = 'active' THEN 0 ELSE 1 END, k.stage_entered_at DESC, k.id DESC LIMIT 200`, acct.ID, clientID)
 	if err != nil {

@@ -214,7 +214,7 @@ func (b *batch) loadExistingTags(ctx context.Context) error {
 		return nil
 	}
 	in, args := db.In(ids)
-	rows, err := b.tx.Query(ctx, `SELECT ct.client_id, t.name, t.color, t.description FROM client_tags ct JOIN tags t ON t.id = ct.tag_id
+	rows, err := b.tx.Query(ctx, `SELECT ct.client_id, t.name, t.color, t.description FROM client_tags ct JOIN tags t ON t.account_id = ct.account_id AND t.id = ct.tag_id
 		WHERE ct.account_id = ? AND ct.client_id IN `+in+` ORDER BY t.name`, append([]any{b.acct.ID}, args...)...)
 	if err != nil {
 		return err

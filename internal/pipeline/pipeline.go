@@ -93,8 +93,8 @@ func ListPipelines(ctx context.Context, q db.Querier, acct account.Account, f Fi
 		return nil, 0, fmt.Errorf("count pipelines: %w", err)
 	}
 	rows, err := q.Query(ctx, `SELECT p.id, p.name, p.description, p.status, p.created_at,
-			(SELECT COUNT(*) FROM stages s WHERE s.pipeline_id = p.id),
-			(SELECT COUNT(*) FROM cards c WHERE c.pipeline_id = p.id AND c.status = 'active')
+			(SELECT COUNT(*) FROM stages s WHERE s.account_id = p.account_id AND s.pipeline_id = p.id),
+			(SELECT COUNT(*) FROM cards c WHERE c.account_id = p.account_id AND c.pipeline_id = p.id AND c.status = 'active')
 		FROM pipelines p WHERE `+where+` ORDER BY p.id LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list pipelines: %w", err)
@@ -210,7 +210,7 @@ func ListInputNodes(ctx context.Context, q db.Querier, acct account.Account, pip
 		return nil, err
 	}
 	rows, err := q.Query(ctx, `SELECT n.uuid, n.name, n.is_active, n.pipeline_id, n.target_stage_id, s.name, n.default_lead_value
-		FROM input_nodes n LEFT JOIN stages s ON s.id = n.target_stage_id
+		FROM input_nodes n LEFT JOIN stages s ON s.account_id = n.account_id AND s.id = n.target_stage_id
 		WHERE n.account_id = ? AND n.pipeline_id = ? AND n.node_type = 'api' ORDER BY n.id`, acct.ID, pipelineID)
 	if err != nil {
 		return nil, fmt.Errorf("list input nodes: %w", err)

@@ -179,7 +179,7 @@ func each(ctx context.Context, q db.Querier, query string, args []any, fn func(*
 }
 
 func exportTags(ctx context.Context, q db.Querier, acct account.Account, s subject, d *doc) error {
-	return each(ctx, q, `SELECT t.name, ct.source, ct.created_at FROM client_tags ct JOIN tags t ON t.id = ct.tag_id
+	return each(ctx, q, `SELECT t.name, ct.source, ct.created_at FROM client_tags ct JOIN tags t ON t.account_id = ct.account_id AND t.id = ct.tag_id
 		WHERE ct.account_id = ? AND ct.client_id = ? ORDER BY t.name`, []any{acct.ID, s.client.ID}, func(r *sql.Rows) error {
 		var name, source string
 		var created int64
@@ -193,7 +193,7 @@ func exportTags(ctx context.Context, q db.Querier, acct account.Account, s subje
 func exportAppointments(ctx context.Context, q db.Querier, acct account.Account, s subject, d *doc) error {
 	return each(ctx, q, `SELECT a.id, s.name, p.name, a.start_at, a.end_at, a.timezone, a.status, a.source, a.confirmation_status,
 		a.notes, a.custom_fields, a.series_id, a.arrived_at, a.created_at, a.updated_at
-		FROM appointments a JOIN services s ON s.id = a.service_id JOIN professionals p ON p.id = a.professional_id
+		FROM appointments a JOIN services s ON s.account_id = a.account_id AND s.id = a.service_id JOIN professionals p ON p.account_id = a.account_id AND p.id = a.professional_id
 		WHERE a.account_id = ? AND a.client_id = ? ORDER BY a.start_at, a.id`, []any{acct.ID, s.client.ID}, func(r *sql.Rows) error {
 		var (
 			id, start, end, created, updated                 int64
@@ -216,7 +216,7 @@ func exportAppointments(ctx context.Context, q db.Querier, acct account.Account,
 func exportEntries(ctx context.Context, q db.Querier, acct account.Account, s subject, d *doc) error {
 	return each(ctx, q, `SELECT e.id, w.name, s.name, e.status, e.priority, e.source, e.earliest_date, e.latest_date, e.time_preference,
 		e.notes, e.resolution_reason, e.created_at, e.resolved_at
-		FROM waitlist_entries e JOIN waitlists w ON w.id = e.waitlist_id JOIN services s ON s.id = e.service_id
+		FROM waitlist_entries e JOIN waitlists w ON w.account_id = e.account_id AND w.id = e.waitlist_id JOIN services s ON s.account_id = e.account_id AND s.id = e.service_id
 		WHERE e.account_id = ? AND e.client_id = ? ORDER BY e.id`, []any{acct.ID, s.client.ID}, func(r *sql.Rows) error {
 		var (
 			id, created                          int64

@@ -24,7 +24,7 @@ func exportCards(ctx context.Context, q db.Querier, acct account.Account, s subj
 	}
 	var cards []card
 	err := each(ctx, q, `SELECT c.id, p.name, st.name, c.status, c.entry_source, c.lead_value, c.added_at, c.stage_entered_at, c.removed_at
-		FROM cards c JOIN pipelines p ON p.id = c.pipeline_id JOIN stages st ON st.id = c.stage_id
+		FROM cards c JOIN pipelines p ON p.account_id = c.account_id AND p.id = c.pipeline_id JOIN stages st ON st.account_id = c.account_id AND st.id = c.stage_id
 		WHERE c.account_id = ? AND c.client_id = ? ORDER BY c.id`, []any{acct.ID, s.client.ID}, func(r *sql.Rows) error {
 		var c card
 		if err := r.Scan(&c.ID, &c.Pipeline, &c.Stage, &c.Status, &c.EntrySource, &c.LeadValue, &c.added, &c.entered, &c.removed); err != nil {
@@ -39,7 +39,7 @@ func exportCards(ctx context.Context, q db.Querier, acct account.Account, s subj
 	for _, c := range cards {
 		history := []map[string]any{}
 		err := each(ctx, q, `SELECT e.kind, fs.name, ts.name, e.source, e.created_at FROM card_events e
-			LEFT JOIN stages fs ON fs.id = e.from_stage_id LEFT JOIN stages ts ON ts.id = e.to_stage_id
+			LEFT JOIN stages fs ON fs.account_id = e.account_id AND fs.id = e.from_stage_id LEFT JOIN stages ts ON ts.account_id = e.account_id AND ts.id = e.to_stage_id
 			WHERE e.account_id = ? AND e.card_id = ? ORDER BY e.id`, []any{acct.ID, c.ID}, func(r *sql.Rows) error {
 			var kind, source string
 			var from, to sql.NullString

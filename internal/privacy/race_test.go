@@ -41,7 +41,7 @@ func TestEraseRacesABooking(t *testing.T) {
 			t.Fatalf("book: %v, erase: %v", bookErr, eraseErr)
 		}
 		var left int
-		if err := store.QueryRow(ctx, `SELECT COUNT(*) FROM appointments a JOIN clients c ON c.id = a.client_id
+		if err := store.QueryRow(ctx, `SELECT COUNT(*) FROM appointments a JOIN clients c ON c.account_id = a.account_id AND c.id = a.client_id
 			WHERE a.account_id = ? AND c.erased_at IS NOT NULL AND a.status = 'booked' AND a.start_at > ?`, f.acme.ID, db.Micros(pt.Now)).Scan(&left); err != nil {
 			t.Fatal(err)
 		}

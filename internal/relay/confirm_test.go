@@ -70,7 +70,7 @@ func confirmationOf(t *testing.T, e *env, id int64) string {
 // reminders lists the statuses of an appointment's reminders.
 func reminders(t *testing.T, e *env, id int64) string {
 	t.Helper()
-	rows, err := e.store.Query(context.Background(), `SELECT o.status, j.status FROM outbox o JOIN jobs j ON j.outbox_id = o.id
+	rows, err := e.store.Query(context.Background(), `SELECT o.status, j.status FROM outbox o JOIN jobs j ON j.account_id = o.account_id AND j.outbox_id = o.id
 		WHERE o.account_id = ? AND o.kind = 'booking_reminder' AND o.source_id = ? ORDER BY o.id`, e.acct.ID, id)
 	if err != nil {
 		t.Fatal(err)

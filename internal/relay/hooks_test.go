@@ -210,7 +210,7 @@ func conversationMessages(t *testing.T, e *env, acct account.Account) (convs int
 	t.Helper()
 	ctx := context.Background()
 	e.store.QueryRow(ctx, `SELECT COUNT(*) FROM conversations WHERE account_id = ? AND channel_id IS NOT NULL`, acct.ID).Scan(&convs)
-	rows, err := e.store.Query(ctx, `SELECT m.sender_kind, m.content FROM messages m JOIN conversations c ON c.id = m.conversation_id
+	rows, err := e.store.Query(ctx, `SELECT m.sender_kind, m.content FROM messages m JOIN conversations c ON c.account_id = m.account_id AND c.id = m.conversation_id
 		WHERE c.account_id = ? AND c.channel_id IS NOT NULL ORDER BY m.id`, acct.ID)
 	if err != nil {
 		t.Fatal(err)

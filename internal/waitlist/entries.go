@@ -84,7 +84,7 @@ func daysWaiting(created, now time.Time) int {
 // used twice, so its args are bound twice.
 func entryQuery(filter string) string {
 	return `WITH ranked AS (
-		SELECT w.id, ROW_NUMBER() OVER (PARTITION BY w.waitlist_id, w.service_id ORDER BY w.priority, w.created_at, w.id) AS pos
+		SELECT w.account_id, w.id, ROW_NUMBER() OVER (PARTITION BY w.waitlist_id, w.service_id ORDER BY w.priority, w.created_at, w.id) AS pos
 		FROM waitlist_entries w
 		WHERE w.account_id = ? AND w.status IN ` + openStatuses + `
 		  AND EXISTS (SELECT 1 FROM waitlist_entries e WHERE ` + filter + ` AND e.waitlist_id = w.waitlist_id AND e.service_id = w.service_id)
@@ -94,10 +94,10 @@ func entryQuery(filter string) string {
 		e.time_preference, e.notes, e.resolved_at, e.resolution_reason,
 		s.id, s.name, c.id, c.first_name, c.last_name, c.phone_cc, c.phone_national, c.email, r.pos
 	FROM waitlist_entries e
-	JOIN clients c ON c.id = e.client_id
-	JOIN services s ON s.id = e.service_id
-	LEFT JOIN professionals p ON p.id = e.preferred_professional_id
-	LEFT JOIN ranked r ON r.id = e.id
+	JOIN clients c ON c.account_id = e.account_id AND c.id = e.client_id
+	JOIN services s ON s.account_id = e.account_id AND s.id = e.service_id
+	LEFT JOIN professionals p ON p.account_id = e.account_id AND p.id = e.preferred_professional_id
+	LEFT JOIN ranked r ON r.account_id = e.account_id AND r.id = e.id
 	WHERE ` + filter
 }
 

@@ -98,7 +98,7 @@ func Schedules(ctx context.Context, q db.Querier, acct account.Account) ([]ListS
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = q.Query(ctx, `SELECT ws.waitlist_id, s.name FROM waitlist_services ws JOIN services s ON s.id = ws.service_id AND s.account_id = ws.account_id
+	rows, err = q.Query(ctx, `SELECT ws.waitlist_id, s.name FROM waitlist_services ws JOIN services s ON s.account_id = ws.account_id AND s.id = ws.service_id
 		WHERE ws.account_id = ? ORDER BY s.name`, acct.ID)
 	if err != nil {
 		return nil, err

@@ -73,7 +73,7 @@ const countColumns = `
 	SUM(CASE WHEN e.status = 'snoozed' THEN 1 ELSE 0 END),
 	SUM(CASE WHEN e.flagged_for_review THEN 1 ELSE 0 END)`
 
-const openOfLiveLists = `FROM waitlist_entries e JOIN waitlists w ON w.id = e.waitlist_id AND w.deleted_at IS NULL
+const openOfLiveLists = `FROM waitlist_entries e JOIN waitlists w ON w.account_id = e.account_id AND w.id = e.waitlist_id AND w.deleted_at IS NULL
 	WHERE e.account_id = ? AND e.status IN ` + openStatuses
 
 // Summarize counts acct's open entries overall, per non-deleted list and per
@@ -88,7 +88,7 @@ func Summarize(ctx context.Context, q db.Querier, acct account.Account, now time
 	if err != nil {
 		return nil, fmt.Errorf("summary totals: %w", err)
 	}
-	if err := q.QueryRow(ctx, `SELECT COUNT(*) FROM waitlist_entries e JOIN waitlists w ON w.id = e.waitlist_id AND w.deleted_at IS NULL
+	if err := q.QueryRow(ctx, `SELECT COUNT(*) FROM waitlist_entries e JOIN waitlists w ON w.account_id = e.account_id AND w.id = e.waitlist_id AND w.deleted_at IS NULL
 		WHERE e.account_id = ? AND e.status = 'booked' AND e.resolved_at >= ? AND e.resolved_at <= ?`,
 		acct.ID, db.Micros(now.Add(-30*24*time.Hour)), db.Micros(now)).Scan(&res.Totals.Booked30d); err != nil {
 		return nil, fmt.Errorf("summary booked: %w", err)
@@ -148,8 +148,8 @@ func Summarize(ctx context.Context, q db.Querier, acct account.Account, now time
 	// entry).
 	rows, err = q.Query(ctx, `SELECT ws.waitlist_id, s.id, s.name, x.waiting, x.waiting_patients, x.queued, x.snoozed, x.flagged
 		FROM waitlist_services ws
-		JOIN waitlists w ON w.id = ws.waitlist_id AND w.deleted_at IS NULL
-		JOIN services s ON s.id = ws.service_id
+		JOIN waitlists w ON w.account_id = ws.account_id AND w.id = ws.waitlist_id AND w.deleted_at IS NULL
+		JOIN services s ON s.account_id = ws.account_id AND s.id = ws.service_id
 		LEFT JOIN (SELECT e.waitlist_id, e.service_id,
 				SUM(CASE WHEN e.status = 'waiting' THEN 1 ELSE 0 END) AS waiting,
 				COUNT(DISTINCT CASE WHEN e.status = 'waiting' THEN e.client_id END) AS waiting_patients,

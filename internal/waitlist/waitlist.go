@@ -171,7 +171,7 @@ func loadCatalog(ctx context.Context, q db.Querier, acct account.Account) (*cata
 		return nil, err
 	}
 	rows, err = q.Query(ctx, `SELECT ws.service_id, ws.waitlist_id FROM waitlist_services ws
-		JOIN waitlists w ON w.id = ws.waitlist_id AND w.deleted_at IS NULL
+		JOIN waitlists w ON w.account_id = ws.account_id AND w.id = ws.waitlist_id AND w.deleted_at IS NULL
 		WHERE ws.account_id = ? ORDER BY ws.service_id, ws.waitlist_id`, acct.ID)
 	if err != nil {
 		return nil, fmt.Errorf("load waiting list services: %w", err)
@@ -229,7 +229,7 @@ func (c *catalog) accepted(listID int64) (names []string, ids []int64) {
 
 // listServices loads the services of one list, by id and by name.
 func listServices(ctx context.Context, q db.Querier, acct account.Account, listID int64) (map[int64]Service, map[string][]Service, error) {
-	rows, err := q.Query(ctx, `SELECT s.id, s.name FROM waitlist_services ws JOIN services s ON s.id = ws.service_id
+	rows, err := q.Query(ctx, `SELECT s.id, s.name FROM waitlist_services ws JOIN services s ON s.account_id = ws.account_id AND s.id = ws.service_id
 		WHERE ws.account_id = ? AND ws.waitlist_id = ? AND s.active ORDER BY s.id`, acct.ID, listID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load list services: %w", err)

@@ -30,10 +30,10 @@ func loadKnown(ctx context.Context, q db.Querier, slug string) (*Known, error) {
 		}
 		*dst = set
 	}
-	if err := keyPairs(ctx, q, k.Stages, `SELECT p.file_key, s.file_key FROM stages s JOIN pipelines p ON p.id = s.pipeline_id WHERE s.account_id = ?`, acctID); err != nil {
+	if err := keyPairs(ctx, q, k.Stages, `SELECT p.file_key, s.file_key FROM stages s JOIN pipelines p ON p.account_id = s.account_id AND p.id = s.pipeline_id WHERE s.account_id = ?`, acctID); err != nil {
 		return nil, err
 	}
-	if err := keyPairs(ctx, q, k.InputNodes, `SELECT p.file_key, n.file_key FROM input_nodes n JOIN pipelines p ON p.id = n.pipeline_id
+	if err := keyPairs(ctx, q, k.InputNodes, `SELECT p.file_key, n.file_key FROM input_nodes n JOIN pipelines p ON p.account_id = n.account_id AND p.id = n.pipeline_id
 		WHERE n.account_id = ? AND n.file_key IS NOT NULL`, acctID); err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ services:
 		if got := query(`SELECT s.file_key || ':' || s.resource_kind FROM services s ORDER BY id`); got != "clean:room,laser:any_of" {
 			t.Errorf("kinds = %q", got)
 		}
-		if got := query(`SELECT s.file_key || ':' || r.file_key FROM service_resources sr JOIN services s ON s.id = sr.service_id JOIN resources r ON r.id = sr.resource_id`); got != "laser:laser" {
+		if got := query(`SELECT s.file_key || ':' || r.file_key FROM service_resources sr JOIN services s ON s.account_id = sr.account_id AND s.id = sr.service_id JOIN resources r ON r.account_id = sr.account_id AND r.id = sr.resource_id`); got != "laser:laser" {
 			t.Errorf("lists = %q", got)
 		}
 		if got := query(`SELECT CAST(end_at - start_at AS TEXT) FROM resource_time_off`); got != "14400000000" {
@@ -98,7 +98,7 @@ resources: [{key: box2, name: Box 2, kind: room}]
 services:
   - {key: clean, resources: {any_of: [box1, box2]}}
   - {key: laser, resources: null}`)
-		if got := query(`SELECT s.file_key || ':' || r.file_key FROM service_resources sr JOIN services s ON s.id = sr.service_id JOIN resources r ON r.id = sr.resource_id ORDER BY r.id`); got != "clean:box1,clean:box2" {
+		if got := query(`SELECT s.file_key || ':' || r.file_key FROM service_resources sr JOIN services s ON s.account_id = sr.account_id AND s.id = sr.service_id JOIN resources r ON r.account_id = sr.account_id AND r.id = sr.resource_id ORDER BY r.id`); got != "clean:box1,clean:box2" {
 			t.Errorf("lists = %q", got)
 		}
 		if got := query(`SELECT s.file_key || ':' || s.resource_kind FROM services s ORDER BY id`); got != "clean:any_of,laser:" {
