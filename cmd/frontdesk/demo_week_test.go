@@ -97,7 +97,7 @@ func TestDemoWeek(t *testing.T) {
 				store.QueryRow(ctx, `SELECT COUNT(*) FROM waitlist_entries WHERE account_id = ? AND status = 'queued' AND seat_expires_at > ?`,
 					acct.ID, db.Micros(now)).Scan(&held)
 				store.QueryRow(ctx, `SELECT COUNT(*) FROM conversations cv WHERE cv.account_id = ? AND cv.status = 'new' AND cv.read_at IS NULL
-					AND EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = cv.id AND m.sender_kind = 'client' AND m.sent_at > ?)`,
+					AND EXISTS (SELECT 1 FROM messages m WHERE m.account_id = cv.account_id AND m.conversation_id = cv.id AND m.sender_kind = 'client' AND m.sent_at > ?)`,
 					acct.ID, db.Micros(now.Add(-time.Hour))).Scan(&unread)
 				if held == 0 || unread != 1 {
 					t.Errorf("%d held seat offers, %d unread conversations of the last hour", held, unread)

@@ -36,13 +36,13 @@ const plainServicesQuery = `
 SELECT s.id, s.name, s.default_duration_minutes, 0, 0, '' FROM services s WHERE s.account_id = ? AND s.active
 UNION ALL
 SELECT s.id, s.name, s.default_duration_minutes, 1, p.id, p.name FROM services s
-	JOIN service_professionals sp ON sp.service_id = s.id
-	JOIN professionals p ON p.id = sp.professional_id AND p.active
+	JOIN service_professionals sp ON sp.account_id = s.account_id AND sp.service_id = s.id
+	JOIN professionals p ON p.account_id = sp.account_id AND p.id = sp.professional_id AND p.active
 	WHERE s.account_id = ? AND s.active
 UNION ALL
 SELECT s.id, s.name, s.default_duration_minutes, 2, e.id, e.name FROM services s
-	JOIN service_event_types se ON se.service_id = s.id
-	JOIN event_types e ON e.id = se.event_type_id AND e.active
+	JOIN service_event_types se ON se.account_id = s.account_id AND se.service_id = s.id
+	JOIN event_types e ON e.account_id = se.account_id AND e.id = se.event_type_id AND e.active
 	WHERE s.account_id = ? AND s.active
 ORDER BY 1, 4, 5`
 

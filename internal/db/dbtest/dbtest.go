@@ -122,3 +122,12 @@ func citusBase(tb testing.TB, dsn string) string {
 	u.RawQuery = q.Encode()
 	return u.String()
 }
+
+// SkipOnCitus skips the rest of a test when the stores are made on Citus,
+// saying why: for what only a single server does (migrations rolled back).
+func SkipOnCitus(tb testing.TB, why string) {
+	tb.Helper()
+	if os.Getenv(EnvCitus) != "" {
+		tb.Skip("not on Citus: " + why)
+	}
+}
