@@ -284,7 +284,7 @@ func RecordChannelMessages(ctx context.Context, tx *db.Tx, acct account.Account,
 		values[i] = []any{id, adds[id].n, adds[id].last}
 	}
 	moved := db.Micros(now)
-	if err := db.UpdateMany(ctx, tx, "conversations", []string{"id", "n", "last"}, []string{"BIGINT", "BIGINT", "BIGINT"},
+	if err := db.UpdateMany(ctx, tx, acct.ID, "conversations", []string{"id", "n", "last"}, []string{"BIGINT", "BIGINT", "BIGINT"},
 		`message_count = message_count + v.n,
 			last_message_at = CASE WHEN last_message_at IS NULL OR last_message_at < v.last THEN v.last ELSE last_message_at END,
 			updated_at = CASE WHEN updated_at < CAST(? AS BIGINT) THEN CAST(? AS BIGINT) ELSE updated_at END`,

@@ -134,17 +134,17 @@ func ParseTime(s string, def time.Time) time.Time {
 // last_message_at after messages were added, and moves updated_at to the
 // newest message when that is later. It writes nothing when the count did
 // not change from before.
-func RefreshCounters(ctx context.Context, tx *db.Tx, conversationID int64, before int) error {
+func RefreshCounters(ctx context.Context, tx *db.Tx, acctID, conversationID int64, before int) error {
 	var count int
 	var last sql.NullInt64
-	if err := tx.QueryRow(ctx, `SELECT COUNT(*), MAX(sent_at) FROM messages WHERE conversation_id = ?`, conversationID).Scan(&count, &last); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT COUNT(*), MAX(sent_at) FROM messages WHERE account_id = ? AND conversation_id = ?`, acctID, conversationID).Scan(&count, &last); err != nil {
 		return err
 	}
 	if count == before {
 		return nil
 	}
 	_, err := tx.Exec(ctx, `UPDATE conversations SET message_count = ?, last_message_at = ?,
-		updated_at = CASE WHEN updated_at > ? THEN updated_at ELSE ? END WHERE id = ?`,
-		count, last, last.Int64, last.Int64, conversationID)
+		updated_at = CASE WHEN updated_at > ? THEN updated_at ELSE ? END WHERE account_id = ? AND id = ?`,
+		count, last, last.Int64, last.Int64, acctID, conversationID)
 	return err
 }

@@ -287,28 +287,31 @@ func column(rows [][]any, j int, typ string) (any, string, error) {
 	}
 }
 
-// UpdateMany runs one `UPDATE table SET <set> … WHERE table.id = v.id` for
-// many rows with per-row values v: on PostgreSQL v is an unnest of one array
+// UpdateMany runs one `UPDATE table SET <set> … WHERE table.account_id =
+// acctID AND table.id = v.id` for many rows of one account with per-row
+// values v: on PostgreSQL v is an unnest of one array
 // per column, on SQLite a VALUES list in a CTE. names and types (SQL types
 // such as BIGINT, TEXT, DOUBLE PRECISION) describe the columns of v, the
 // first being the row id; set refers to them as v.<name> and may hold `?`
 // placeholders bound to setArgs.
-func UpdateMany(ctx context.Context, tx *Tx, table string, names, types []string, set string, setArgs []any, values [][]any) error {
-	_, err := updateMany(ctx, tx, table, names, types, set, setArgs, "", false, values)
+func UpdateMany(ctx context.Context, tx *Tx, acctID int64, table string, names, types []string, set string, setArgs []any, values [][]any) error {
+	_, err := updateMany(ctx, tx, acctID, table, names, types, set, setArgs, "", false, values)
 	return err
 }
 
 // UpdateManyWhere is UpdateMany for the rows that also satisfy where (a
 // predicate on the table, "" for none); it returns the ids it updated.
-func UpdateManyWhere(ctx context.Context, tx *Tx, table string, names, types []string, set string, setArgs []any, where string, values [][]any) ([]int64, error) {
-	return updateMany(ctx, tx, table, names, types, set, setArgs, where, true, values)
+func UpdateManyWhere(ctx context.Context, tx *Tx, acctID int64, table string, names, types []string, set string, setArgs []any, where string, values [][]any) ([]int64, error) {
+	return updateMany(ctx, tx, acctID, table, names, types, set, setArgs, where, true, values)
 }
 
-func updateMany(ctx context.Context, tx *Tx, table string, names, types []string, set string, setArgs []any, where string, returning bool, values [][]any) ([]int64, error) {
+func updateMany(ctx context.Context, tx *Tx, acctID int64, table string, names, types []string, set string, setArgs []any, where string, returning bool, values [][]any) ([]int64, error) {
 	if len(values) == 0 {
 		return nil, nil
 	}
-	cond := table + ".id = v.id"
+	// The account comes first: it keys the table (and, on Citus, picks the
+	// shard); its placeholder is the statement's last.
+	cond := table + ".account_id = ? AND " + table + ".id = v.id"
 	if where != "" {
 		cond += " AND (" + where + ")"
 	}
@@ -341,7 +344,7 @@ func updateMany(ctx context.Context, tx *Tx, table string, names, types []string
 		}
 		stmt := fmt.Sprintf("UPDATE %s SET %s FROM unnest(%s) AS v(%s) WHERE %s",
 			table, set, strings.Join(params, ", "), strings.Join(names, ", "), cond)
-		err := run(stmt, append(append([]any{}, setArgs...), arrays...))
+		err := run(stmt, append(append(append([]any{}, setArgs...), arrays...), acctID))
 		return ids, err
 	}
 	per := min(tx.Dialect().MaxParams()/len(types)-len(setArgs), 500)
@@ -359,7 +362,7 @@ func updateMany(ctx context.Context, tx *Tx, table string, names, types []string
 			args = append(args, r...)
 		}
 		fmt.Fprintf(&b, ") UPDATE %s SET %s FROM v WHERE %s", table, set, cond)
-		if err := run(b.String(), append(args, setArgs...)); err != nil {
+		if err := run(b.String(), append(append(args, setArgs...), acctID)); err != nil {
 			return ids, err
 		}
 	}

@@ -77,8 +77,8 @@ func RunDue(ctx context.Context, store *db.DB, now time.Time) (int, error) {
 
 func run(ctx context.Context, tx *db.Tx, l list, now time.Time) (bool, error) {
 	us := db.Micros(now)
-	claim, err := tx.Exec(ctx, `UPDATE waitlists SET last_run_at = ?, next_run_at = ? WHERE id = ? AND next_run_at = ? AND active`,
-		us, db.Micros(now.Add(l.runEvery)), l.id, l.nextRunAt)
+	claim, err := tx.Exec(ctx, `UPDATE waitlists SET last_run_at = ?, next_run_at = ? WHERE account_id = ? AND id = ? AND next_run_at = ? AND active`,
+		us, db.Micros(now.Add(l.runEvery)), l.accountID, l.id, l.nextRunAt)
 	if err != nil {
 		return false, err
 	}

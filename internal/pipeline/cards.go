@@ -132,8 +132,8 @@ func RemoveClients(ctx context.Context, store *db.DB, acct account.Account, pipe
 		}
 		if len(cardIDs) > 0 {
 			in, args := db.In(cardIDs)
-			if _, err := tx.Exec(ctx, `UPDATE cards SET status = 'removed', removed_at = ?, updated_at = ? WHERE id IN `+in,
-				append([]any{us, us}, args...)...); err != nil {
+			if _, err := tx.Exec(ctx, `UPDATE cards SET status = 'removed', removed_at = ?, updated_at = ? WHERE account_id = ? AND id IN `+in,
+				append([]any{us, us, acct.ID}, args...)...); err != nil {
 				return err
 			}
 			readcache.Changed(tx, readcache.Pipelines, acct.ID)

@@ -216,7 +216,7 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 		for j, i := range revived {
 			values[j] = []any{out[i].cardID, nullInt(out[i].assignee), nullFloat(want[i].leadValue)}
 		}
-		done, err := db.UpdateManyWhere(ctx, tx, "cards", []string{"id", "assignee", "lead"}, []string{"BIGINT", "BIGINT", "DOUBLE PRECISION"},
+		done, err := db.UpdateManyWhere(ctx, tx, acct.ID, "cards", []string{"id", "assignee", "lead"}, []string{"BIGINT", "BIGINT", "DOUBLE PRECISION"},
 			`status = 'active', stage_id = ?, stage_entered_at = ?, removed_at = NULL, updated_at = ?, entry_source = ?,
 			 assigned_user_id = COALESCE(v.assignee, cards.assigned_user_id), lead_value = COALESCE(cards.lead_value, v.lead)`,
 			[]any{stage.ID, us, us, opt.source}, `cards.status <> 'active'`, values)

@@ -43,7 +43,7 @@ func (b *batch) write(ctx context.Context) error {
 		b.results[i].ClientID = &id
 	}
 	if len(updates) > 0 {
-		err := db.UpdateMany(ctx, b.tx, "clients",
+		err := db.UpdateMany(ctx, b.tx, b.acct.ID, "clients",
 			[]string{"id", "first_name", "last_name", "name_search", "search_text", "email", "email_norm", "company", "timezone", "data", "updated_at"},
 			[]string{"BIGINT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "BIGINT"},
 			`first_name = v.first_name, last_name = v.last_name, name_search = v.name_search, search_text = v.search_text, email = v.email, email_norm = v.email_norm,

@@ -138,7 +138,7 @@ func scrub(ctx context.Context, tx *db.Tx, acct account.Account, s subject, now 
 	for _, m := range marks {
 		for _, st := range []struct{ what, sql string }{
 			{"job errors", `UPDATE jobs SET last_error = NULL WHERE account_id = ? AND last_error LIKE ? ESCAPE '\'`},
-			{"job attempts", `UPDATE job_attempts SET error = NULL WHERE job_id IN (SELECT id FROM jobs WHERE account_id = ?) AND error LIKE ? ESCAPE '\'`},
+			{"job attempts", `UPDATE job_attempts SET error = NULL WHERE account_id = ? AND error LIKE ? ESCAPE '\'`},
 			{"stored answers", `DELETE FROM idempotency_keys WHERE account_id = ? AND response_body LIKE ? ESCAPE '\'`},
 			{"audit summaries", `UPDATE audit_log SET summary = '' WHERE account_id = ? AND summary LIKE ? ESCAPE '\'`},
 		} {

@@ -49,8 +49,8 @@ func (d *Deliverer) settleDoubt(ctx context.Context, acct account.Account, m Mes
 		var taken int
 		// Two identical texts to one number in a few minutes, both in
 		// doubt: each takes a different message of the provider's.
-		if err := d.DB.QueryRow(ctx, `SELECT COUNT(*) FROM outbox WHERE channel_id = ? AND provider_message_id = ? AND id <> ?`,
-			ch.ID, r.ProviderID, m.ID).Scan(&taken); err != nil {
+		if err := d.DB.QueryRow(ctx, `SELECT COUNT(*) FROM outbox WHERE account_id = ? AND channel_id = ? AND provider_message_id = ? AND id <> ?`,
+			acct.ID, ch.ID, r.ProviderID, m.ID).Scan(&taken); err != nil {
 			return nil, false, err
 		}
 		if taken == 0 {

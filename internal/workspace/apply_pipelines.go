@@ -46,7 +46,7 @@ func (ap *applier) pipelines(ctx context.Context) error {
 			ordered = ordered && listed[k]
 		}
 		var last int
-		if err := ap.tx.QueryRow(ctx, `SELECT COALESCE(MAX(position), 0) FROM stages WHERE pipeline_id = ?`, pid).Scan(&last); err != nil {
+		if err := ap.tx.QueryRow(ctx, `SELECT COALESCE(MAX(position), 0) FROM stages WHERE account_id = ? AND pipeline_id = ?`, ap.acct.ID, pid).Scan(&last); err != nil {
 			return err
 		}
 		// Stages first, then the rules that refer to them by id.
@@ -62,7 +62,7 @@ func (ap *applier) pipelines(ctx context.Context) error {
 			}
 			var stored string
 			if _, exists := stageIDs[s.Key]; exists && has("automations") {
-				if err := ap.tx.QueryRow(ctx, `SELECT automations FROM stages WHERE id = ?`, stageIDs[s.Key]).Scan(&stored); err != nil {
+				if err := ap.tx.QueryRow(ctx, `SELECT automations FROM stages WHERE account_id = ? AND id = ?`, ap.acct.ID, stageIDs[s.Key]).Scan(&stored); err != nil {
 					return err
 				}
 			}
@@ -103,8 +103,8 @@ func (ap *applier) pipelines(ctx context.Context) error {
 					return err
 				}
 			}
-			if _, err := ap.tx.Exec(ctx, `UPDATE stages SET allowed_targets = ? WHERE id = ? AND allowed_targets IS DISTINCT FROM ?`,
-				allowed, stageIDs[s.Key], allowed); err != nil {
+			if _, err := ap.tx.Exec(ctx, `UPDATE stages SET allowed_targets = ? WHERE account_id = ? AND id = ? AND allowed_targets IS DISTINCT FROM ?`,
+				allowed, ap.acct.ID, stageIDs[s.Key], allowed); err != nil {
 				return err
 			}
 		}

@@ -60,7 +60,7 @@ func (ap *applier) userProfessionals(ctx context.Context) error {
 // ends the user's dashboard sessions.
 func (ap *applier) setPassword(ctx context.Context, userID int64, plaintext string) error {
 	var current *string
-	if err := ap.tx.QueryRow(ctx, `SELECT password_hash FROM users WHERE id = ?`, userID).Scan(&current); err != nil {
+	if err := ap.tx.QueryRow(ctx, `SELECT password_hash FROM users WHERE account_id = ? AND id = ?`, ap.acct.ID, userID).Scan(&current); err != nil {
 		return err
 	}
 	if current != nil && password.Matches(*current, plaintext) {

@@ -46,7 +46,7 @@ func (ap *applier) waitlists(ctx context.Context) error {
 		// A list switched on or off by the file gets or loses its schedule
 		// (from the stored interval: the file may not give it).
 		if _, err := ap.tx.Exec(ctx, `UPDATE waitlists SET next_run_at = CASE WHEN active THEN CAST(? AS BIGINT) + CAST(run_every_seconds AS BIGINT) * 1000000 ELSE NULL END
-			WHERE id = ? AND ((active AND next_run_at IS NULL) OR (NOT active AND next_run_at IS NOT NULL))`, db.Micros(ap.now), id); err != nil {
+			WHERE account_id = ? AND id = ? AND ((active AND next_run_at IS NULL) OR (NOT active AND next_run_at IS NOT NULL))`, db.Micros(ap.now), ap.acct.ID, id); err != nil {
 			return err
 		}
 		ap.res.IDs.Waitlists[w.Key] = id

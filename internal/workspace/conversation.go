@@ -151,12 +151,12 @@ func UpsertConversation(ctx context.Context, tx *db.Tx, acct account.Account, cv
 		rows = append(rows, append(r, i))
 	}
 	var before int
-	if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM messages WHERE conversation_id = ?`, id).Scan(&before); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM messages WHERE account_id = ? AND conversation_id = ?`, acct.ID, id).Scan(&before); err != nil {
 		return 0, err
 	}
 	if err := db.InsertMany(ctx, tx, `INSERT INTO messages (account_id, conversation_id, sender_kind, ai_agent_id, user_id, message_type, content, media, sent_at, created_at, file_index)`,
 		rows, `ON CONFLICT (account_id, conversation_id, file_index) WHERE file_index IS NOT NULL DO NOTHING`); err != nil {
 		return 0, fmt.Errorf("insert messages of %q: %w", cv.Key, err)
 	}
-	return id, chat.RefreshCounters(ctx, tx, id, before)
+	return id, chat.RefreshCounters(ctx, tx, acct.ID, id, before)
 }
