@@ -166,7 +166,7 @@ func tagClient(ctx context.Context, tx *db.Tx, acct account.Account, clientID in
 		return err
 	}
 	var n int
-	if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM client_tags WHERE client_id = ? AND tag_id = ?`, clientID, tagID).Scan(&n); err != nil || n > 0 {
+	if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM client_tags WHERE account_id = ? AND client_id = ? AND tag_id = ?`, acct.ID, clientID, tagID).Scan(&n); err != nil || n > 0 {
 		return err
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO client_tags (account_id, client_id, tag_id, source, created_at) VALUES (?, ?, ?, ?, ?)`,

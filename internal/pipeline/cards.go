@@ -216,7 +216,7 @@ func MoveClientFrom(ctx context.Context, store *db.DB, acct account.Account, pip
 				"Moving from stage %q to stage %q is not allowed by the pipeline's stage rules.", from.Name, target.Name)
 		}
 		us := db.Micros(now)
-		if _, err := tx.Exec(ctx, `UPDATE cards SET stage_id = ?, stage_entered_at = ?, updated_at = ? WHERE id = ?`, targetStageID, us, us, cardID); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE cards SET stage_id = ?, stage_entered_at = ?, updated_at = ? WHERE account_id = ? AND id = ?`, targetStageID, us, us, acct.ID, cardID); err != nil {
 			return err
 		}
 		readcache.Changed(tx, readcache.Pipelines, acct.ID)

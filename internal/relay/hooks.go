@@ -304,7 +304,7 @@ func ApplyStatus(ctx context.Context, tx *db.Tx, ch channels.Channel, u channels
 				msg += " (error " + u.ErrorCode + ")"
 			}
 		}
-		_, err = tx.Exec(ctx, `UPDATE outbox SET status = 'failed', error = ? WHERE id = ? AND status = ?`, msg, id, cur)
+		_, err = tx.Exec(ctx, `UPDATE outbox SET status = 'failed', error = ? WHERE account_id = ? AND id = ? AND status = ?`, msg, ch.AccountID, id, cur)
 	default:
 		if statusRank[u.Status] <= curRank {
 			return nil
@@ -313,7 +313,7 @@ func ApplyStatus(ctx context.Context, tx *db.Tx, ch channels.Channel, u channels
 		_, err = tx.Exec(ctx, `UPDATE outbox SET status = ?,
 				delivered_at = CASE WHEN ? IN ('delivered', 'read') AND delivered_at IS NULL THEN CAST(? AS BIGINT) ELSE delivered_at END,
 				read_at = CASE WHEN ? = 'read' THEN CAST(? AS BIGINT) ELSE read_at END
-			WHERE id = ? AND status = ?`, u.Status, u.Status, t, u.Status, t, id, cur)
+			WHERE account_id = ? AND id = ? AND status = ?`, u.Status, u.Status, t, u.Status, t, ch.AccountID, id, cur)
 	}
 	return err
 }

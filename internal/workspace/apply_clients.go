@@ -127,7 +127,7 @@ func (ap *applier) place(ctx context.Context, clientID int64, pl PlacementSpec) 
 	}
 	stageID := stages[pl.Stage]
 	if pl.Stage == "" {
-		if err := ap.tx.QueryRow(ctx, `SELECT id FROM stages WHERE pipeline_id = ? ORDER BY is_entry_point DESC, position, id LIMIT 1`, pid).Scan(&stageID); err != nil {
+		if err := ap.tx.QueryRow(ctx, `SELECT id FROM stages WHERE account_id = ? AND pipeline_id = ? ORDER BY is_entry_point DESC, position, id LIMIT 1`, ap.acct.ID, pid).Scan(&stageID); err != nil {
 			return fmt.Errorf("pipeline %q has no stages: %w", pl.Pipeline, err)
 		}
 	}

@@ -131,9 +131,9 @@ func UpsertConversation(ctx context.Context, tx *db.Tx, acct account.Account, cv
 		if changed {
 			_, err := tx.Exec(ctx, `UPDATE conversations SET customer_phone_number = ?, phone_national = ?, status = ?, direction = ?,
 				disposition_tag_id = ?, sentiment = ?, summary = ?, created_at = ?,
-				updated_at = CASE WHEN updated_at > ? THEN updated_at ELSE ? END WHERE id = ?`,
+				updated_at = CASE WHEN updated_at > ? THEN updated_at ELSE ? END WHERE account_id = ? AND id = ?`,
 				phoneText, national, status, direction, disposition, sentiment, cv.Summary, db.Micros(created),
-				db.Micros(now), db.Micros(now), id)
+				db.Micros(now), db.Micros(now), acct.ID, id)
 			if err != nil {
 				return 0, err
 			}
