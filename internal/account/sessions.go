@@ -50,13 +50,20 @@ var Roles = []string{RoleOwner, RoleStaff}
 func SessionByToken(ctx context.Context, q db.Querier, tokenHash string) (s Session, ok bool, err error) {
 	var lastSeen, expires int64
 	var userLang, accountLang string
-	err = q.QueryRow(ctx, `SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, s.expires_at, u.name, u.email, u.role, u.language, COALESCE(u.professional_id, 0),
+	// The session and its account first (both looked up before the account
+	// is known), then the user within that account: on Citus each is a
+	// one-node read.
+	err = q.QueryRow(ctx, `SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, s.expires_at,
 			a.id, a.slug, a.name, a.timezone, a.default_region, a.language
-		FROM dashboard_sessions s JOIN users u ON u.account_id = s.account_id AND u.id = s.user_id
-		JOIN accounts a ON a.id = s.account_id
-		WHERE s.token_hash = ? AND u.active = ?`, tokenHash, true).
-		Scan(&s.ID, &s.UserID, &s.CSRF, &lastSeen, &expires, &s.UserName, &s.Email, &s.Role, &userLang, &s.ProfessionalID,
+		FROM dashboard_sessions s JOIN accounts a ON a.id = s.account_id
+		WHERE s.token_hash = ?`, tokenHash).
+		Scan(&s.ID, &s.UserID, &s.CSRF, &lastSeen, &expires,
 			&s.Account.ID, &s.Account.Slug, &s.Account.Name, &s.Account.Timezone, &s.Account.DefaultRegion, &accountLang)
+	if err == nil {
+		err = q.QueryRow(ctx, `SELECT name, email, role, language, COALESCE(professional_id, 0) FROM users
+			WHERE account_id = ? AND id = ? AND active = ?`, s.Account.ID, s.UserID, true).
+			Scan(&s.UserName, &s.Email, &s.Role, &userLang, &s.ProfessionalID)
+	}
 	if db.IsNoRows(err) {
 		return Session{}, false, nil
 	}
