@@ -267,3 +267,15 @@ func anyForm(prefix string) (string, bool) {
 	}
 	return "", false
 }
+
+// BelowNewest is the condition keeping a delete away from table's newest
+// row on SQLite, which numbers a table's rows from its highest id and would
+// hand a deleted newest id out again; PostgreSQL's sequences never reuse
+// one, so there it is empty (and no statement reads the whole table's
+// highest id).
+func (d Dialect) BelowNewest(table string) string {
+	if d.Engine == SQLite {
+		return " AND id < (SELECT MAX(id) FROM " + table + ")"
+	}
+	return ""
+}

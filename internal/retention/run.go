@@ -78,15 +78,12 @@ const (
 
 // outboxDone selects the account's outbox rows a run may delete: finished
 // (never pending, which includes a message being handed to its provider),
-// with no job still to run for them, and never the table's newest row, so
-// SQLite never hands a deleted id out again (it numbers from the highest).
-// That MAX(id) is the one read that spans accounts, on purpose: ids are the
-// table's, not the account's.
+// with no job still to run for them, and on SQLite never the table's
+// newest row (db.Dialect.BelowNewest).
 const outboxDone = `account_id = ? AND %s AND created_at < ?
 	AND status IN ('sent', 'delivered', 'read', 'failed', 'suppressed', 'cancelled')
 	AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.account_id = outbox.account_id AND jobs.outbox_id = outbox.id
-		AND jobs.status IN ('pending', 'running'))
-	AND id < (SELECT MAX(id) FROM outbox)`
+		AND jobs.status IN ('pending', 'running'))`
 
 func outboxKind(k Kind) string {
 	if k == WebhookDeliveries {
@@ -95,9 +92,9 @@ func outboxKind(k Kind) string {
 	return `kind <> 'webhook'`
 }
 
-// auditOld selects the account's old audit entries, never the newest of
-// the table (as outboxDone).
-const auditOld = `account_id = ? AND created_at < ? AND id < (SELECT MAX(id) FROM audit_log)`
+// auditOld selects the account's old audit entries (on SQLite never the
+// newest of the table, as outboxDone).
+const auditOld = `account_id = ? AND created_at < ?`
 
 func count(ctx context.Context, q db.Querier, acct account.Account, k Kind, cutoff time.Time) (int64, error) {
 	var n int64
@@ -107,10 +104,10 @@ func count(ctx context.Context, q db.Querier, acct account.Account, k Kind, cuto
 		err = q.QueryRow(ctx, `SELECT COUNT(*) FROM messages WHERE account_id = ? AND sent_at < ? AND `+messageHasContent,
 			acct.ID, db.Micros(cutoff)).Scan(&n)
 	case Outbox, WebhookDeliveries:
-		err = q.QueryRow(ctx, `SELECT COUNT(*) FROM outbox WHERE `+fmt.Sprintf(outboxDone, outboxKind(k)),
+		err = q.QueryRow(ctx, `SELECT COUNT(*) FROM outbox WHERE `+fmt.Sprintf(outboxDone, outboxKind(k))+q.Dialect().BelowNewest("outbox"),
 			acct.ID, db.Micros(cutoff)).Scan(&n)
 	case Audit:
-		err = q.QueryRow(ctx, `SELECT COUNT(*) FROM audit_log WHERE `+auditOld, acct.ID, db.Micros(cutoff)).Scan(&n)
+		err = q.QueryRow(ctx, `SELECT COUNT(*) FROM audit_log WHERE `+auditOld+q.Dialect().BelowNewest("audit_log"), acct.ID, db.Micros(cutoff)).Scan(&n)
 	}
 	return n, err
 }
@@ -185,7 +182,7 @@ func blankMessages(ctx context.Context, tx *db.Tx, acct account.Account, cutoff 
 // history lives in job_attempts). A job whose attempt holds the highest id
 // of job_attempts stays (as the table's newest row, see outboxDone).
 func deleteOutbox(ctx context.Context, tx *db.Tx, acct account.Account, k Kind, cutoff time.Time) (int, int64, error) {
-	rows, err := tx.Query(ctx, `SELECT id FROM outbox WHERE `+fmt.Sprintf(outboxDone, outboxKind(k))+` ORDER BY created_at, id LIMIT ?`,
+	rows, err := tx.Query(ctx, `SELECT id FROM outbox WHERE `+fmt.Sprintf(outboxDone, outboxKind(k))+tx.Dialect().BelowNewest("outbox")+` ORDER BY created_at, id LIMIT ?`,
 		acct.ID, db.Micros(cutoff), BatchSize)
 	if err != nil {
 		return 0, 0, err
@@ -204,12 +201,11 @@ func deleteOutbox(ctx context.Context, tx *db.Tx, acct account.Account, k Kind, 
 		return 0, 0, err
 	}
 	in, args := db.In(ids)
-	if _, err := tx.Exec(ctx, `DELETE FROM job_attempts WHERE account_id = ? AND job_id IN (SELECT id FROM jobs WHERE account_id = ? AND outbox_id IN `+in+`)
-		AND id < (SELECT MAX(id) FROM job_attempts)`, append([]any{acct.ID, acct.ID}, args...)...); err != nil {
+	if _, err := tx.Exec(ctx, `DELETE FROM job_attempts WHERE account_id = ? AND job_id IN (SELECT id FROM jobs WHERE account_id = ? AND outbox_id IN `+in+`)`+tx.Dialect().BelowNewest("job_attempts"), append([]any{acct.ID, acct.ID}, args...)...); err != nil {
 		return 0, 0, err
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM jobs WHERE account_id = ? AND outbox_id IN `+in+` AND status IN ('done', 'failed')
-		AND NOT EXISTS (SELECT 1 FROM job_attempts WHERE job_attempts.account_id = jobs.account_id AND job_attempts.job_id = jobs.id) AND id < (SELECT MAX(id) FROM jobs)`,
+		AND NOT EXISTS (SELECT 1 FROM job_attempts WHERE job_attempts.account_id = jobs.account_id AND job_attempts.job_id = jobs.id)`+tx.Dialect().BelowNewest("jobs"),
 		append([]any{acct.ID}, args...)...); err != nil {
 		return 0, 0, err
 	}
@@ -223,7 +219,7 @@ func deleteOutbox(ctx context.Context, tx *db.Tx, acct account.Account, k Kind, 
 
 // deleteAudit deletes a batch of old audit entries, oldest first.
 func deleteAudit(ctx context.Context, tx *db.Tx, acct account.Account, cutoff time.Time) (int, int64, error) {
-	res, err := tx.Exec(ctx, `DELETE FROM audit_log WHERE account_id = ? AND id IN (SELECT id FROM audit_log WHERE `+auditOld+`
+	res, err := tx.Exec(ctx, `DELETE FROM audit_log WHERE account_id = ? AND id IN (SELECT id FROM audit_log WHERE `+auditOld+tx.Dialect().BelowNewest("audit_log")+`
 		ORDER BY created_at, id LIMIT ?)`, acct.ID, acct.ID, db.Micros(cutoff), BatchSize)
 	if err != nil {
 		return 0, 0, err

@@ -87,12 +87,12 @@ func seed(t *testing.T, store *db.DB, slug, tz string, policy any, cut map[reten
 	f.oldHookJob = mustID(t, store, `INSERT INTO jobs (account_id, kind, status, run_at, created_at, outbox_id) VALUES (?, 'webhook_delivery', 'failed', ?, ?, ?)`,
 		acct.ID, old, old, f.oldHook)
 	for i := 1; i <= 2; i++ {
-		mustExec(t, store, `INSERT INTO job_attempts (job_id, attempt, at, ok, error) VALUES (?, ?, ?, FALSE, 'HTTP 500')`, f.oldHookJob, i, old)
+		mustExec(t, store, `INSERT INTO job_attempts (account_id, job_id, attempt, at, ok, error) VALUES (?, ?, ?, ?, FALSE, 'HTTP 500')`, acct.ID, f.oldHookJob, i, old)
 	}
 	f.youngHook = mustID(t, store, out, acct.ID, "webhook", "sent", young, young)
 	job := mustID(t, store, `INSERT INTO jobs (account_id, kind, status, run_at, created_at, outbox_id) VALUES (?, 'webhook_delivery', 'done', ?, ?, ?)`,
 		acct.ID, young, young, f.youngHook)
-	mustExec(t, store, `INSERT INTO job_attempts (job_id, attempt, at, ok) VALUES (?, 1, ?, TRUE)`, job, young)
+	mustExec(t, store, `INSERT INTO job_attempts (account_id, job_id, attempt, at, ok) VALUES (?, ?, 1, ?, TRUE)`, acct.ID, job, young)
 
 	audit := `INSERT INTO audit_log (account_id, user_name, action, object_type, summary, created_at) VALUES (?, 'Ana', 'updated', 'service', 'x', ?)`
 	f.oldAudit = mustID(t, store, audit, acct.ID, at(retention.Audit, -time.Second))
