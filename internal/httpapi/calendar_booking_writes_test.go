@@ -50,9 +50,10 @@ func TestBookingAtomic(t *testing.T) {
 		fail, heal := []string{`CREATE TRIGGER fail_booking BEFORE INSERT ON appointments BEGIN SELECT RAISE(ABORT, 'injected failure'); END`},
 			[]string{`DROP TRIGGER fail_booking`}
 		if store.Engine() == db.Postgres {
-			fail = []string{`CREATE FUNCTION fail_booking() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$`,
-				`CREATE TRIGGER fail_booking BEFORE INSERT ON appointments FOR EACH ROW EXECUTE FUNCTION fail_booking()`}
-			heal = []string{`DROP TRIGGER fail_booking ON appointments`, `DROP FUNCTION fail_booking()`}
+			// A check no new row passes (NOT VALID: the rows already there
+			// are not checked); Citus refuses triggers on its tables.
+			fail = []string{`ALTER TABLE appointments ADD CONSTRAINT fail_booking CHECK (account_id < 0) NOT VALID`}
+			heal = []string{`ALTER TABLE appointments DROP CONSTRAINT fail_booking`}
 		}
 		for _, q := range fail {
 			if _, err := store.Exec(ctx, q); err != nil {
