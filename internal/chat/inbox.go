@@ -170,8 +170,8 @@ func AppendUserMessage(ctx context.Context, tx *db.Tx, acct account.Account, ses
 	at := db.Micros(now)
 	var id int64
 	err := tx.QueryRow(ctx, `INSERT INTO messages (account_id, conversation_id, sender_kind, user_id, message_type, content, sent_at, created_at, channel_id)
-		SELECT ?, id, 'user', ?, 'text', ?, ?, ?, channel_id FROM conversations WHERE account_id = ? AND id = ? RETURNING id`,
-		acct.ID, userID, content, at, at, acct.ID, sessionID).Scan(&id)
+		SELECT account_id, id, 'user', ?, 'text', ?, ?, ?, channel_id FROM conversations WHERE account_id = ? AND id = ? RETURNING id`,
+		userID, content, at, at, acct.ID, sessionID).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("append user message: %w", err)
 	}
