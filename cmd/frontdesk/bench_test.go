@@ -20,7 +20,7 @@ func TestBenchCommand(t *testing.T) {
 			args := []string{"bench", "--sizes", "0,1000", "--messages", "1000", "--iterations", "2"}
 			if e == db.Postgres {
 				// The bench makes a schema of its own under the URL it is given.
-				base := os.Getenv(dbtest.EnvPostgres)
+				base := dbtest.PostgresBase()
 				if base == "" {
 					t.Skipf("set %s", dbtest.EnvPostgres)
 				}

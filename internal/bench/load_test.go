@@ -89,7 +89,7 @@ func dsnOf(t *testing.T, store *db.DB) string {
 		if err := store.QueryRow(context.Background(), "SELECT current_schema()").Scan(&schema); err != nil {
 			t.Fatal(err)
 		}
-		u, err := url.Parse(os.Getenv(dbtest.EnvPostgres))
+		u, err := url.Parse(dbtest.PostgresBase())
 		if err != nil {
 			t.Fatal(err)
 		}

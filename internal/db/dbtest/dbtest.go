@@ -131,3 +131,13 @@ func SkipOnCitus(tb testing.TB, why string) {
 		tb.Skip("not on Citus: " + why)
 	}
 }
+
+// PostgresBase is the DSN the tests' PostgreSQL stores are made under (the
+// Citus coordinator's when EnvCitus is set), "" when there is none: for
+// tests that hand a server or command a database URL of their own.
+func PostgresBase() string {
+	if citus := os.Getenv(EnvCitus); citus != "" {
+		return citus
+	}
+	return os.Getenv(EnvPostgres)
+}
