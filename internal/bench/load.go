@@ -80,13 +80,18 @@ type LoadReport struct {
 	// Jobs is what the server's job queue did during the mixed run (nil
 	// without DSN).
 	Jobs *JobStats
+	// NewClients is how many new clients the successful batches carried:
+	// what the database must hold afterwards beyond what it held before.
+	NewClients int64
 }
 
 // kind is a request of the mix and how often it is picked.
 type kind struct {
 	name   string
 	weight int
-	build  func(g *generator) (method, path string, body []byte)
+	// build makes a request; fresh is how many new clients its body
+	// creates when it succeeds.
+	build func(g *generator) (method, path string, body []byte, fresh int)
 }
 
 // generator holds what the requests of a run need.
@@ -103,26 +108,29 @@ type generator struct {
 // mix is the request mix of the load run: mostly reads, as an integration
 // polls, with batch writes of 100 rows.
 var mix = []kind{
-	{"GET services", 25, func(g *generator) (string, string, []byte) { return "GET", public + "/calendar/services", nil }},
-	{"GET pipelines", 10, func(g *generator) (string, string, []byte) {
-		return "GET", public + "/leadflow/pipelines?status=active", nil
+	{"GET services", 25, func(g *generator) (string, string, []byte, int) { return "GET", public + "/calendar/services", nil, 0 }},
+	{"GET pipelines", 10, func(g *generator) (string, string, []byte, int) {
+		return "GET", public + "/leadflow/pipelines?status=active", nil, 0
 	}},
-	{"GET stages", 10, func(g *generator) (string, string, []byte) {
-		return "GET", fmt.Sprintf("%s/leadflow/pipelines/%d/stages", public, g.pipelineID), nil
+	{"GET stages", 10, func(g *generator) (string, string, []byte, int) {
+		return "GET", fmt.Sprintf("%s/leadflow/pipelines/%d/stages", public, g.pipelineID), nil, 0
 	}},
-	{"GET conversations page", 20, func(g *generator) (string, string, []byte) {
-		return "GET", public + "/chat/conversations?limit=50&sort_by=-updated_at", nil
+	{"GET conversations page", 20, func(g *generator) (string, string, []byte, int) {
+		return "GET", public + "/chat/conversations?limit=50&sort_by=-updated_at", nil, 0
 	}},
-	{"POST ingest batch (100 rows)", 20, func(g *generator) (string, string, []byte) {
-		return "POST", public + "/leadflow/ingest/" + g.cfg.Node + "/batch", g.ingestBody()
+	{"POST ingest batch (100 rows)", 20, func(g *generator) (string, string, []byte, int) {
+		body, fresh := g.ingestBody()
+		return "POST", public + "/leadflow/ingest/" + g.cfg.Node + "/batch", body, fresh
 	}},
-	{"POST waiting-list batch (100 rows)", 15, func(g *generator) (string, string, []byte) {
-		return "POST", public + "/calendar/waitlist/entries/batch", g.waitlistBody()
+	{"POST waiting-list batch (100 rows)", 15, func(g *generator) (string, string, []byte, int) {
+		body, fresh := g.waitlistBody()
+		return "POST", public + "/calendar/waitlist/entries/batch", body, fresh
 	}},
 }
 
-// ingestBody is 100 rows: 80 new clients and 20 sent before (updates).
-func (g *generator) ingestBody() []byte {
+// ingestBody is 100 rows: 80 new clients and 20 sent before (updates);
+// it returns how many are new.
+func (g *generator) ingestBody() ([]byte, int) {
 	nats := make([]string, 0, 100)
 	g.mu.Lock()
 	for i := 0; i < 20 && len(g.sent) > 0; i++ {
@@ -146,11 +154,11 @@ func (g *generator) ingestBody() []byte {
 			"last_name": nat, "email": "l" + nat + "@example.com", "data": map[string]any{"source": "load"}}
 	}
 	data, _ := json.Marshal(map[string]any{"clients": rows})
-	return data
+	return data, len(fresh)
 }
 
 // waitlistBody is 100 rows of new clients over the list's services.
-func (g *generator) waitlistBody() []byte {
+func (g *generator) waitlistBody() ([]byte, int) {
 	rows := make([]any, 100)
 	for i := range rows {
 		nat := fmt.Sprintf("%09d", g.next.Add(1))
@@ -158,7 +166,7 @@ func (g *generator) waitlistBody() []byte {
 			"service_ids": []int64{g.services[i%len(g.services)]}, "priority": i % 4, "time_preference": "any"}
 	}
 	data, _ := json.Marshal(map[string]any{"waitlist_id": g.cfg.WaitlistID, "entries": rows})
-	return data
+	return data, len(rows)
 }
 
 // send performs one request and returns its status (0 when the transport
@@ -316,13 +324,16 @@ func Load(ctx context.Context, cfg LoadConfig) (*LoadReport, error) {
 					}
 					pick -= k.weight
 				}
-				method, path, body := k.build(g)
+				method, path, body, fresh := k.build(g)
 				// Requests in flight when the time is up finish and count,
 				// so a slow answer is never hidden.
 				status, d := g.send(context.WithoutCancel(runCtx), cfg.BaseURL, method, path, cfg.Key, body)
 				mu.Lock()
 				times[k.name] = append(times[k.name], d)
 				codes[k.name][status]++
+				if status >= 200 && status < 300 {
+					rep.NewClients += int64(fresh)
+				}
 				mu.Unlock()
 			}
 		}()
@@ -354,7 +365,7 @@ func Load(ctx context.Context, cfg LoadConfig) (*LoadReport, error) {
 	}
 	t := kindStats("all", all, rep.Total.Statuses, rep.Elapsed)
 	rep.Total = t
-	logf("mixed run: %d requests, %.0f/s, %d errors, %d 5xx", t.Count, t.PerSecond, t.Errors, t.Status5xx)
+	logf("mixed run: %d requests, %.0f/s, %d errors, %d 5xx, %d new clients written", t.Count, t.PerSecond, t.Errors, t.Status5xx, rep.NewClients)
 	return rep, nil
 }
 
@@ -425,6 +436,7 @@ func (rep *LoadReport) Markdown() string {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "### Mixed run, %s\n\n", rep.Elapsed.Round(100*time.Millisecond))
+	fmt.Fprintf(&b, "New clients written by the successful batches: %d.\n\n", rep.NewClients)
 	b.WriteString("| request | count | per second | p50 ms | p99 ms | errors | 5xx | statuses |\n|---|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, k := range append(slices.Clone(rep.Kinds), rep.Total) {
 		fmt.Fprintf(&b, "| %s | %d | %.1f | %s | %s | %d | %d | %s |\n", k.Kind, k.Count, k.PerSecond, num(k.P50), num(k.P99), k.Errors, k.Status5xx, statusList(k.Statuses))

@@ -64,6 +64,16 @@ func TestLoad(t *testing.T) {
 				t.Errorf("%s: %+v", c.Name, c)
 			}
 		}
+		// Everything the successful batches carried is there: the rows
+		// afterwards are what the load wrote.
+		var written int64
+		if err := store.QueryRow(ctx, `SELECT COUNT(*) FROM clients WHERE account_id = ? AND first_name IN ('Carga', 'Espera')`,
+			res.Account.ID).Scan(&written); err != nil {
+			t.Fatal(err)
+		}
+		if rep.NewClients == 0 || written != rep.NewClients {
+			t.Errorf("the load reports %d new clients written, the database holds %d", rep.NewClients, written)
+		}
 		if rep.Jobs == nil || rep.Jobs.Created < 0 || rep.Jobs.Backlog < 0 {
 			t.Errorf("jobs %+v", rep.Jobs)
 		}
