@@ -32,8 +32,12 @@ var SlowQuery = clock.Range{Min: 0, Max: time.Hour}
 //
 // AnalyzeEvery bounds interval (serve --analyze-every): from a second to an
 // hour.
+//
+// On Citus the rows live in the workers' shards, which the workers'
+// autovacuum analyzes; the coordinator's tables stay empty and there is
+// nothing to do here (docs/scale-out.md).
 func (db *DB) KeepStatistics(ctx context.Context, interval time.Duration, log *slog.Logger) {
-	if db.dialect.Engine != Postgres {
+	if db.dialect.Engine != Postgres || db.dialect.Citus {
 		return
 	}
 	t := time.NewTicker(interval)
@@ -53,7 +57,7 @@ func (db *DB) KeepStatistics(ctx context.Context, interval time.Duration, log *s
 // AnalyzeGrown is one round of KeepStatistics; it returns after analyzing
 // the tables that needed it.
 func (db *DB) AnalyzeGrown(ctx context.Context) error {
-	if db.dialect.Engine != Postgres {
+	if db.dialect.Engine != Postgres || db.dialect.Citus {
 		return nil
 	}
 	in, args := In(hotTables)

@@ -15,9 +15,9 @@ import (
 func TestAnalyzeGrown(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		ctx := context.Background()
-		if store.Engine() != db.Postgres {
+		if store.Engine() != db.Postgres || store.Dialect().Citus {
 			if err := store.AnalyzeGrown(ctx); err != nil {
-				t.Fatal(err) // nothing to do on SQLite, and no error
+				t.Fatal(err) // nothing to do on SQLite, nor on Citus (the workers analyze their shards), and no error
 			}
 			return
 		}

@@ -90,10 +90,6 @@ func (db *DB) migrate(ctx context.Context, log *slog.Logger, version int64) erro
 			log.Info("migration applied", "version", r.Source.Version, "file", r.Source.Path, "duration", r.Duration)
 		}
 	}
-	// On a Citus coordinator, new tables are distributed by account.
-	if err := db.Distribute(ctx, log); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
 	// Migrations leave the schema in the WAL; a copy of the file alone
 	// would have no tables.
 	if err := db.checkpoint(ctx); err != nil {
