@@ -92,10 +92,12 @@ func ListPipelines(ctx context.Context, q db.Querier, acct account.Account, f Fi
 	if err := q.QueryRow(ctx, "SELECT COUNT(*) FROM pipelines p WHERE "+where, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count pipelines: %w", err)
 	}
+	// The counts name the account as the outer query does: on Citus the
+	// whole statement then runs on the account's worker.
 	rows, err := q.Query(ctx, `SELECT p.id, p.name, p.description, p.status, p.created_at,
-			(SELECT COUNT(*) FROM stages s WHERE s.account_id = p.account_id AND s.pipeline_id = p.id),
-			(SELECT COUNT(*) FROM cards c WHERE c.account_id = p.account_id AND c.pipeline_id = p.id AND c.status = 'active')
-		FROM pipelines p WHERE `+where+` ORDER BY p.id LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
+			(SELECT COUNT(*) FROM stages s WHERE s.account_id = ? AND s.pipeline_id = p.id),
+			(SELECT COUNT(*) FROM cards c WHERE c.account_id = ? AND c.pipeline_id = p.id AND c.status = 'active')
+		FROM pipelines p WHERE `+where+` ORDER BY p.id LIMIT ? OFFSET ?`, append(append([]any{acct.ID, acct.ID}, args...), f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list pipelines: %w", err)
 	}
@@ -146,14 +148,18 @@ func ListStages(ctx context.Context, q db.Querier, acct account.Account, pipelin
 // costs an index range over the stage's active cards and is only shown by
 // the stages endpoint (placing and moving never need it).
 func loadStages(ctx context.Context, q db.Querier, acct account.Account, withCounts bool, where string, args ...any) ([]Stage, error) {
-	count := "0"
+	count, all := "0", []any{}
 	if withCounts {
+		// The count names the account as the outer query does: on Citus
+		// the whole statement then runs on the account's worker.
 		count = `(SELECT COUNT(*) FROM cards c
-			WHERE c.account_id = s.account_id AND c.pipeline_id = s.pipeline_id AND c.stage_id = s.id AND c.status = 'active')`
+			WHERE c.account_id = ? AND c.pipeline_id = s.pipeline_id AND c.stage_id = s.id AND c.status = 'active')`
+		all = append(all, acct.ID)
 	}
+	all = append(append(all, acct.ID), args...)
 	rows, err := q.Query(ctx, `SELECT s.id, s.pipeline_id, s.name, s.stage_type, s.position, s.color, s.is_entry_point,
 			s.allowed_targets, s.automations, `+count+`
-		FROM stages s WHERE s.account_id = ? AND `+where+` ORDER BY s.position, s.id`, append([]any{acct.ID}, args...)...)
+		FROM stages s WHERE s.account_id = ? AND `+where+` ORDER BY s.position, s.id`, all...)
 	if err != nil {
 		return nil, fmt.Errorf("load stages: %w", err)
 	}
