@@ -52,6 +52,14 @@ load_pid=""
 plain_schema=""
 serve_runs=0
 cleanup() {
+  local rc=$?
+  if [ "$rc" != 0 ]; then # keep what explains the failure
+    local keep
+    keep=artifacts/citus-rebalance-failed-$(date -u +%Y%m%dT%H%M%S)
+    mkdir -p "$keep"
+    cp "$cluster"/*.log "$work"/*.log "$work"/*.md "$keep"/ 2>/dev/null || true
+    echo "logs of the failed run in $keep/" >&2
+  fi
   [ -n "$load_pid" ] && kill "$load_pid" 2>/dev/null || true
   [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null || true
   bash "$tools/cluster.sh" stop "$cluster" >/dev/null 2>&1 || true
@@ -87,6 +95,8 @@ start_serve() { # start_serve DSN: serve --demo on addr, waits until ready
   cat "$serve_log" >&2
   fail "serve did not become ready"
 }
+# errors_in SERVE_LOG: how many ERROR lines serve logged (its log is JSON)
+errors_in() { grep -c '"level":"ERROR"' "$1" || true; }
 stop_serve() { kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true; serve_pid=""; }
 
 start_serve "$dsn"
@@ -156,6 +166,8 @@ gained=$((clients_after - clients_before))
 echo "errors $errors, 5xx $five; new clients: the load wrote $new, the database gained $gained"
 [ "$errors" = 0 ] && [ "$five" = 0 ] || fail "the load saw errors during the rebalance"
 [ "$gained" = "$new" ] || fail "rows lost or added: the load wrote $new clients, the database gained $gained"
+load_errors=$(errors_in "$serve_log")
+[ "$load_errors" = 0 ] || { grep '"level":"ERROR"' "$serve_log" | head -20 >&2; fail "serve logged $load_errors errors during the load"; }
 
 say "a worker stops abruptly"
 down=$(node_of demo)
@@ -197,10 +209,10 @@ echo "worker back: $down_slug answered $code_back; clients of the refused batch 
 [ "$half" = 0 ] || fail "the refused batch was half written"
 [ "$(q "SELECT COUNT(*) FROM clients WHERE account_id = $up_id")" = "$before_down" ] || fail "another account's rows changed"
 
-# errors SERVE_LOG: how many ERROR lines serve logged (its JSON log)
-errors_in() { grep -c '"level":"ERROR"' "$1" || true; }
 serve_errors=$(errors_in "$work/serve-1.log")
-echo "serve logged $serve_errors errors on Citus (the stopped worker's included)"
+echo "serve logged $((serve_errors - load_errors)) errors while the worker was down or restarting, by message:"
+grep '"level":"ERROR"' "$work/serve-1.log" | tail -n +$((load_errors + 1)) |
+  sed -E 's/.*"msg":"([^"]*)".*"err":"([^":]*).*/  \1: \2/' | sort | uniq -c || true
 
 summary=$work/summary
 {
