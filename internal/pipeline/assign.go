@@ -29,8 +29,9 @@ func (a *assignment) pick(ctx context.Context, tx *db.Tx, acct account.Account, 
 		// stopped; the first of them is n before that.
 		l := len(a.pool)
 		var after int
-		if err := tx.QueryRow(ctx, `UPDATE input_nodes SET round_robin_next = (round_robin_next + ?) % ? WHERE id = ? RETURNING round_robin_next`,
-			n%l, l, a.nodeID).Scan(&after); err != nil {
+		if err := tx.QueryRow(ctx, `INSERT INTO input_node_cursors (account_id, node_id, next_index) VALUES (?, ?, ?)
+			ON CONFLICT (account_id, node_id) DO UPDATE SET next_index = (input_node_cursors.next_index + ?) % ?
+			RETURNING next_index`, acct.ID, a.nodeID, n%l, n%l, l).Scan(&after); err != nil {
 			return nil, fmt.Errorf("round robin cursor: %w", err)
 		}
 		next := ((after-n)%l + l) % l
