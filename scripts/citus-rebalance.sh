@@ -9,8 +9,9 @@
 #   3. one worker stopped abruptly: an account on it gets the API's error
 #      envelope, an account on another worker is served, and once the worker
 #      is back both are served and nothing was half written.
-# With --compare, the same load also runs against one plain PostgreSQL
-# (a schema of its own in 127.0.0.1:5432/test, dropped afterwards).
+# With --compare, the same load also runs on the 3-node cluster before the
+# rebalance and against one plain PostgreSQL (a schema of its own in
+# 127.0.0.1:5432/test, dropped afterwards).
 #
 # usage: bash scripts/citus-rebalance.sh [--compare]
 #   env PORT (coordinator port, default 9800; workers PORT+1..PORT+3, serve PORT+10),
@@ -95,6 +96,16 @@ echo "accounts by worker: $(for s in demo t1 t2 t3 t4 t5 t6; do printf '%s@%s ' 
 echo "shards by node before: $(shards_per_node)"
 clients_before=$(q "SELECT COUNT(*) FROM clients c JOIN accounts a ON a.id = c.account_id WHERE a.slug = 'demo' AND c.first_name IN ('Carga', 'Espera')")
 
+if $compare; then
+  say "load for $duration on the 3-node cluster as it is (for the comparison with one PostgreSQL)"
+  "$fd" bench load --addr "$addr" --duration "$duration" --concurrency "$concurrency" --compare 0 --db "$dsn" \
+    --pid "$serve_pid" --out "$work/load-citus-steady.md" >"$work/load-citus-steady.log" 2>&1 ||
+    { cat "$work/load-citus-steady.log" >&2; fail "bench load on the cluster failed"; }
+  steady=$(grep -E '\] mixed run: ' "$work/load-citus-steady.log" | tail -1)
+  echo "$steady"
+  clients_before=$(q "SELECT COUNT(*) FROM clients c JOIN accounts a ON a.id = c.account_id WHERE a.slug = 'demo' AND c.first_name IN ('Carga', 'Espera')")
+fi
+
 say "load for $duration; a third worker joins and the shards are rebalanced meanwhile"
 "$fd" bench load --addr "$addr" --duration "$duration" --concurrency "$concurrency" --compare 0 --db "$dsn" \
   --pid "$serve_pid" --out "$work/load-citus.md" >"$work/load-citus.log" 2>&1 &
@@ -170,8 +181,9 @@ if $compare; then
   psql -h 127.0.0.1 -U postgres -d test -qAtc "SET search_path = $plain_schema; UPDATE accounts SET rate_per_second = 0"
   "$fd" bench load --addr "$addr" --duration "$duration" --concurrency "$concurrency" --compare 0 --db "$plain" \
     --pid "$serve_pid" --out "$work/load-pg.md" >"$work/load-pg.log" 2>&1 || { cat "$work/load-pg.log" >&2; fail "bench load on PostgreSQL failed"; }
-  echo "one PostgreSQL: $(grep -E '\] mixed run: ' "$work/load-pg.log" | tail -1)"
-  echo "Citus (3 nodes, rebalancing): $line"
+  echo "one PostgreSQL:               $(grep -E '\] mixed run: ' "$work/load-pg.log" | tail -1)"
+  echo "Citus, 3 nodes:               $steady"
+  echo "Citus, 3 nodes + 1 joining:   $line"
 fi
 mkdir -p artifacts
 cp "$work"/load-*.md artifacts/ 2>/dev/null || true
