@@ -9,10 +9,10 @@
 #   3. one worker stopped abruptly: an account on it gets the API's error
 #      envelope, an account on another worker is served, and once the worker
 #      is back both are served and nothing was half written.
-# With --compare, the same load (same duration, same clients) also runs
-# against the cluster once more, now steady (coordinator + 3 workers, no
-# rebalance), and against one plain PostgreSQL (a schema of its own in
-# 127.0.0.1:5432/test, dropped afterwards); the summary shows all three.
+# With --compare, the same load (same duration, same clients) also runs on
+# the 3-node cluster before the rebalance (coordinator + 2 workers) and
+# against one plain PostgreSQL (a schema of its own in 127.0.0.1:5432/test,
+# dropped afterwards); the summary shows all three.
 # It ends with a summary (req/s, p50/p99, errors, shards moved, rebalance
 # duration); the load reports and serve's logs are copied to artifacts/.
 # Exits non-zero on any failed check; the cluster, serve and the temp dir
@@ -126,7 +126,19 @@ shards_per_node() {
 shards_on() { q "SELECT COUNT(*) FROM citus_shards WHERE citus_table_type = 'distributed' AND nodeport = $1"; }
 echo "accounts by worker: $(for s in demo t1 t2 t3 t4 t5 t6; do printf '%s@%s ' "$s" "$(node_of $s)"; done)"
 echo "distributed shards by node before: $(shards_per_node)"
-clients_before=$(q "SELECT COUNT(*) FROM clients c JOIN accounts a ON a.id = c.account_id WHERE a.slug = 'demo' AND c.first_name IN ('Carga', 'Espera')")
+demo_clients() { q "SELECT COUNT(*) FROM clients c JOIN accounts a ON a.id = c.account_id WHERE a.slug = 'demo' AND c.first_name IN ('Carga', 'Espera')"; }
+# stats REPORT: "req/s p50 p99 errors 5xx" of the "all" row of a load report
+stats() { awk -F'|' '$2 ~ /^ all $/ {gsub(/ /, ""); print $4, $5, $6, $7, $8}' "$1"; }
+
+if $compare; then
+  say "the same load on the cluster, 3 nodes as they are (coordinator + 2 workers)"
+  "$fd" bench load --addr "$addr" --duration "$duration" --concurrency "$concurrency" --compare 0 --db "$dsn" \
+    --pid "$serve_pid" --out "$work/load-citus-steady.md" >"$work/load-citus-steady.log" 2>&1 ||
+    { cat "$work/load-citus-steady.log" >&2; fail "bench load on the steady cluster failed"; }
+  read -r s_rps s_p50 s_p99 s_errors s_five <<<"$(stats "$work/load-citus-steady.md")"
+  [ "$s_errors" = 0 ] && [ "$s_five" = 0 ] || fail "the load on the steady cluster saw errors"
+fi
+clients_before=$(demo_clients)
 
 say "load for $duration; a third worker joins and the shards are rebalanced meanwhile"
 "$fd" bench load --addr "$addr" --duration "$duration" --concurrency "$concurrency" --compare 0 --db "$dsn" \
@@ -156,12 +168,10 @@ moved=$(shards_on $((port + 3)))
 echo "distributed shards by node after: $(shards_per_node); $moved on the new worker ($moves shard groups); the rebalance took $rebalance_s s"
 echo "accounts by worker after: $(for s in demo t1 t2 t3 t4 t5 t6; do printf '%s@%s ' "$s" "$(node_of $s)"; done)"
 [ "$moved" -gt 0 ] || fail "no shard moved to the new worker"
-# stats REPORT: "req/s p50 p99 errors 5xx" of the "all" row of a load report
-stats() { awk -F'|' '$2 ~ /^ all $/ {gsub(/ /, ""); print $4, $5, $6, $7, $8}' "$1"; }
 read -r rps p50 p99 errors five <<<"$(stats "$work/load-citus.md")"
 line=$(grep -E '\] mixed run: ' "$work/load-citus.log" | tail -1)
 new=$(sed -E 's/.* ([0-9]+) new clients written.*/\1/' <<<"$line")
-clients_after=$(q "SELECT COUNT(*) FROM clients c JOIN accounts a ON a.id = c.account_id WHERE a.slug = 'demo' AND c.first_name IN ('Carga', 'Espera')")
+clients_after=$(demo_clients)
 gained=$((clients_after - clients_before))
 echo "errors $errors, 5xx $five; new clients: the load wrote $new, the database gained $gained"
 [ "$errors" = 0 ] && [ "$five" = 0 ] || fail "the load saw errors during the rebalance"
@@ -218,17 +228,12 @@ summary=$work/summary
 {
   printf '%-34s %8s %8s %8s %7s %4s\n' run req/s "p50 ms" "p99 ms" errors 5xx
   printf '%-34s %8s %8s %8s %7s %4s\n' "Citus, adding a worker + rebalance" "$rps" "$p50" "$p99" "$errors" "$five"
+  if $compare; then
+    printf '%-34s %8s %8s %8s %7s %4s\n' "Citus, 3 nodes (before)" "$s_rps" "$s_p50" "$s_p99" "$s_errors" "$s_five"
+  fi
 } >"$summary"
 
 if $compare; then
-  say "the same load on the cluster, steady (coordinator + 3 workers)"
-  "$fd" bench load --addr "$addr" --duration "$duration" --concurrency "$concurrency" --compare 0 --db "$dsn" \
-    --pid "$serve_pid" --out "$work/load-citus-steady.md" >"$work/load-citus-steady.log" 2>&1 ||
-    { cat "$work/load-citus-steady.log" >&2; fail "bench load on the steady cluster failed"; }
-  read -r s_rps s_p50 s_p99 s_errors s_five <<<"$(stats "$work/load-citus-steady.md")"
-  printf '%-34s %8s %8s %8s %7s %4s\n' "Citus, steady, 3 workers" "$s_rps" "$s_p50" "$s_p99" "$s_errors" "$s_five" >>"$summary"
-  [ "$s_errors" = 0 ] && [ "$s_five" = 0 ] || fail "the load on the steady cluster saw errors"
-
   say "the same load on one PostgreSQL"
   stop_serve
   plain_schema=fd_rebalance_$$

@@ -188,20 +188,47 @@ func (w *Worker) renew(ctx context.Context, jobs []Job, until time.Time) (map[in
 
 // stillOurs returns which of jobs are still this worker's, locking them on
 // PostgreSQL until tx ends (a claim by another worker skips them meanwhile).
+// Citus locks rows only in a statement that reaches one shard, so there the
+// jobs are read account by account.
 func (w *Worker) stillOurs(ctx context.Context, tx *db.Tx, jobs []Job) (map[int64]bool, error) {
 	mine := map[int64]bool{}
-	if len(jobs) == 0 {
-		return mine, nil
+	groups := [][]Job{jobs}
+	if tx.Dialect().Citus {
+		groups = byAccount(jobs)
 	}
-	in, args := inJobs(jobs)
-	rows, err := tx.Query(ctx, `SELECT id FROM jobs WHERE `+in+` AND status = 'running' AND claimed_by = ? ORDER BY id`+tx.Dialect().ForUpdate(),
-		append(args, w.instance())...)
-	if err != nil {
-		return nil, err
+	for _, group := range groups {
+		if len(group) == 0 {
+			continue
+		}
+		in, args := inJobs(group)
+		rows, err := tx.Query(ctx, `SELECT id FROM jobs WHERE `+in+` AND status = 'running' AND claimed_by = ? ORDER BY id`+tx.Dialect().ForUpdate(),
+			append(args, w.instance())...)
+		if err != nil {
+			return nil, err
+		}
+		ours, err := db.Int64s(rows)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ours {
+			mine[id] = true
+		}
 	}
-	ours, err := db.Int64s(rows)
-	for _, id := range ours {
-		mine[id] = true
+	return mine, nil
+}
+
+// byAccount splits jobs by account, accounts in the order they first come.
+func byAccount(jobs []Job) [][]Job {
+	var out [][]Job
+	at := map[int64]int{}
+	for _, j := range jobs {
+		i, ok := at[j.AccountID]
+		if !ok {
+			i = len(out)
+			at[j.AccountID] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], j)
 	}
-	return mine, err
+	return out
 }
