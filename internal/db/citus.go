@@ -73,6 +73,20 @@ func (db *DB) Distribute(ctx context.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	if !needsDistribution(tables) {
+		return nil
+	}
+	// One transaction: a crash half-way leaves the schema as it was, never
+	// tables distributed with their foreign keys still off. Sequential mode
+	// lets one transaction create shards and then constrain them.
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SET LOCAL citus.multi_shard_modify_mode TO 'sequential'`); err != nil {
+		return err
+	}
 	// A plain table with a foreign key to a reference table would be made
 	// a "Citus local table" (which cannot then be distributed), and Citus
 	// distributes a table only once what it refers to is: so the foreign
@@ -80,7 +94,7 @@ func (db *DB) Distribute(ctx context.Context, log *slog.Logger) error {
 	// once every table is in place. Those from a reference table to a
 	// distributed one cannot be kept and stay off.
 	exec := func(q string, args ...any) error {
-		_, err := conn.ExecContext(ctx, q, args...)
+		_, err := tx.ExecContext(ctx, q, args...)
 		return err
 	}
 	var restore []foreignKey
@@ -128,7 +142,18 @@ func (db *DB) Distribute(ctx context.Context, log *slog.Logger) error {
 			return fmt.Errorf("distribute %s: %w", fk.from, err)
 		}
 	}
-	return nil
+	return tx.Commit()
+}
+
+// needsDistribution reports whether a table is still to become a Citus
+// table: a reference table or one with an account_id column.
+func needsDistribution(tables map[string]*schemaTable) bool {
+	for name, t := range tables {
+		if t.kind == "" && (t.hasAccount || slices.Contains(ReferenceTables, name)) {
+			return true
+		}
+	}
+	return false
 }
 
 type schemaTable struct {
