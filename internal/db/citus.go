@@ -7,6 +7,8 @@ import (
 	"hash/fnv"
 	"log/slog"
 	"slices"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // On a Citus cluster (docs/scale-out.md) every per-account table is
@@ -41,8 +43,8 @@ func (db *DB) Citus(ctx context.Context) (bool, error) {
 }
 
 // Distribute makes the schema's tables Citus tables: reference tables
-// first, then every table with an account_id column distributed by it,
-// referenced tables before the tables that refer to them. Tables already
+// first, then every table with an account_id column distributed by it, all
+// in one transaction. Tables already
 // distributed are left alone, so it runs after every migration (a new table
 // gets distributed, the rest is a no-op). Nothing happens on an engine
 // without Citus.
@@ -188,8 +190,8 @@ func schemaTables(ctx context.Context, conn *sql.Conn) (map[string]*schemaTable,
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = conn.QueryContext(ctx, `SELECT f.conrelid::regclass::text, f.conname, t.relname, pg_get_constraintdef(f.oid)
-		FROM pg_constraint f JOIN pg_class t ON t.oid = f.confrelid
+	rows, err = conn.QueryContext(ctx, `SELECT r.relname, f.conname, t.relname, pg_get_constraintdef(f.oid)
+		FROM pg_constraint f JOIN pg_class r ON r.oid = f.conrelid JOIN pg_class t ON t.oid = f.confrelid
 		WHERE f.contype = 'f' AND f.connamespace = current_schema()::regnamespace`)
 	if err != nil {
 		return nil, err
@@ -200,7 +202,6 @@ func schemaTables(ctx context.Context, conn *sql.Conn) (map[string]*schemaTable,
 		if err := rows.Scan(&fk.from, &fk.name, &fk.to, &fk.def); err != nil {
 			return nil, err
 		}
-		fk.from = lastPart(fk.from)
 		if t := out[fk.from]; t != nil {
 			t.fks = append(t.fks, fk)
 		}
@@ -219,24 +220,5 @@ func sortedNames(tables map[string]*schemaTable) []string {
 	return names
 }
 
-// lastPart is a possibly schema-qualified name's table part.
-func lastPart(qualified string) string {
-	for i := len(qualified) - 1; i >= 0; i-- {
-		if qualified[i] == '.' {
-			return qualified[i+1:]
-		}
-	}
-	return qualified
-}
-
 // quoteIdent quotes a PostgreSQL identifier.
-func quoteIdent(s string) string {
-	out := []byte{'"'}
-	for i := 0; i < len(s); i++ {
-		if s[i] == '"' {
-			out = append(out, '"')
-		}
-		out = append(out, s[i])
-	}
-	return string(append(out, '"'))
-}
+func quoteIdent(s string) string { return pgx.Identifier{s}.Sanitize() }
