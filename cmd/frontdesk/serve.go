@@ -49,6 +49,7 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	if err := wf.check(env); err != nil {
 		return err
 	}
+	tuneGC(env)
 	stopProfile, err := startCPUProfile(*cpuProfile)
 	if err != nil {
 		return err

@@ -56,9 +56,22 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	writeEncoded(w, status, body)
 }
 
+// jsonAppender is a body that writes itself without reflection (the
+// 500-row ingest answer), byte for byte as encoding/json would.
+type jsonAppender interface {
+	AppendJSON([]byte) ([]byte, error)
+}
+
 // encodeJSON is every response body's encoding: no HTML escaping, one
 // trailing newline.
 func encodeJSON(v any) ([]byte, error) {
+	if a, ok := v.(jsonAppender); ok {
+		body, err := a.AppendJSON(make([]byte, 0, 64<<10))
+		if err != nil {
+			return nil, err
+		}
+		return append(body, '\n'), nil
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

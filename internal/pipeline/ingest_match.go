@@ -77,17 +77,14 @@ func (b *batch) decide(byID map[int64]contact.Client, byPhone, byEmail map[strin
 	}
 }
 
-// lookup loads the clients the rows can match, by id, phone and e-mail, in
-// three queries.
+// lookup loads the clients the rows can match, by id, then by phone and
+// e-mail together: two queries at most.
 func lookup(ctx context.Context, tx *db.Tx, acct account.Account, ids []int64, nationals, emails []string) (
 	byID map[int64]contact.Client, byPhone, byEmail map[string]contact.Client, err error) {
 	if byID, err = contact.ByIDs(ctx, tx, acct, ids); err != nil {
 		return
 	}
-	if byPhone, err = contact.ByNationals(ctx, tx, acct, nationals); err != nil {
-		return
-	}
-	byEmail, err = contact.ByEmails(ctx, tx, acct, emails)
+	byPhone, byEmail, err = contact.ByKeys(ctx, tx, acct, nationals, emails)
 	return
 }
 

@@ -175,11 +175,7 @@ func (b *batch) run(ctx context.Context) (*BatchResult, error) {
 	if err := contact.LockKeys(ctx, b.tx, b.acct, contact.Keys{Nationals: nationals, Emails: emails}); err != nil {
 		return nil, err
 	}
-	byPhone, err := contact.ByNationals(ctx, b.tx, b.acct, nationals)
-	if err != nil {
-		return nil, err
-	}
-	byEmail, err := contact.ByEmails(ctx, b.tx, b.acct, emails)
+	byPhone, byEmail, err := contact.ByKeys(ctx, b.tx, b.acct, nationals, emails)
 	if err != nil {
 		return nil, err
 	}
