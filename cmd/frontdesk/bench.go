@@ -25,6 +25,9 @@ func cmdBench(ctx context.Context, args []string, env *Env) error {
 	if len(args) > 0 && args[0] == "compare" {
 		return cmdBenchCompare(ctx, args[1:], env)
 	}
+	if len(args) > 0 && args[0] == "ingest" {
+		return cmdBenchIngest(ctx, args[1:], env)
+	}
 	f := newFlags("bench", env)
 	sizes := f.String("sizes", "0,100000,1000000", "numbers of stored clients to measure at, ascending (k and M suffixes allowed)")
 	messages := f.String("messages", "10000,1000000", "numbers of stored chat messages to measure the chat page at, ascending")
@@ -35,6 +38,7 @@ func cmdBench(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprint(f.Output(), `Usage: frontdesk bench [--db DSN] [--sizes 0,100k,1M] [--messages 10k,1M] [--iterations 15] [--out FILE] [--cpuprofile FILE]
        frontdesk bench load --addr HOST:PORT [--duration 60s] [--key KEY] [--pid PID] ...
        frontdesk bench compare --before OLD_BINARY [--db postgres://…] [--rounds 2] ...
+       frontdesk bench ingest --addr HOST:PORT [--batches 15]
 
 Measures Frontdesk through its HTTP handler next to the raw floor of the
 engine, at each number of stored clients and chat messages, and checks the

@@ -353,13 +353,17 @@ func libParse(s, region string) (*phonenumbers.PhoneNumber, error) {
 // checks lengths against the main region only, so Canada's valid 7-digit
 // 310-xxxx numbers are "INVALID_LENGTH" for +1, and without this they would
 // be accepted as national input but rejected in their own E.164 form.
+//
+// The length check comes first: it is a table lookup, while validity
+// matches the number against up to a dozen of the library's regular
+// expressions (most of a batch's phone work). A number is accepted when
+// either holds, so the order changes no answer.
 func checkPossible(pn *phonenumbers.PhoneNumber) error {
-	if phonenumbers.IsValidNumber(pn) {
+	reason := phonenumbers.IsPossibleNumberWithReason(pn)
+	if reason == phonenumbers.IS_POSSIBLE || phonenumbers.IsValidNumber(pn) {
 		return nil
 	}
-	switch phonenumbers.IsPossibleNumberWithReason(pn) {
-	case phonenumbers.IS_POSSIBLE:
-		return nil
+	switch reason {
 	case phonenumbers.IS_POSSIBLE_LOCAL_ONLY:
 		return errLocalOnly
 	case phonenumbers.TOO_SHORT:
