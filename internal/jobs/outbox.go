@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/outbound"
@@ -185,10 +186,27 @@ func queueMessages(ctx context.Context, tx *db.Tx, acct account.Account, now tim
 	}
 	rows := make([][]any, len(qs))
 	news := make([]New, len(qs))
+	var settings *channels.Settings // loaded once, when a message may be held
 	for i, q := range qs {
 		m, at := q.m, q.scheduledAt
 		if at.IsZero() {
 			at = now
+		}
+		// A message due now that quiet hours hold is first tried when they
+		// end: trying it now would only defer it (the sender still checks
+		// at every attempt).
+		runAt := at
+		if !at.After(now) && channels.HeldKind(m.Kind) {
+			if settings == nil {
+				s, err := channels.LoadSettings(ctx, tx, acct)
+				if err != nil {
+					return err
+				}
+				settings = &s
+			}
+			if until, inside := settings.QuietUntil(m.Kind, now, acct.Location()); inside {
+				runAt = until
+			}
 		}
 		var channelKey any
 		if m.ChannelKey != nil {
@@ -205,7 +223,7 @@ func queueMessages(ctx context.Context, tx *db.Tx, acct account.Account, now tim
 			payload[k] = v
 		}
 		payload["outbox_id"] = ids[i]
-		news[i] = New{Kind: kind, Payload: payload, RunAt: at, SourceType: m.Source.Type, SourceID: derefID(m.Source.ID), OutboxID: ids[i]}
+		news[i] = New{Kind: kind, Payload: payload, RunAt: runAt, SourceType: m.Source.Type, SourceID: derefID(m.Source.ID), OutboxID: ids[i]}
 	}
 	const head = `INSERT INTO outbox (id, account_id, kind, channel, recipient, client_id, body, status, scheduled_at, created_at, source_type, source_id, channel_key)`
 	if err := db.InsertMany(ctx, tx, head, rows, ""); err != nil {

@@ -28,12 +28,6 @@ import (
 // opt-out: acknowledging STOP is the one message an opted-out client gets.
 const KindReply = "channel_reply"
 
-// Kinds that quiet hours hold back: marketing-like messages and seat
-// offers (whose hold is timed around quiet hours, docs/waiting-list-by-hand.md,
-// so a retried offer never reaches a patient at night either). Booking
-// confirmations and reminders are time-critical and go at once.
-var quietKinds = map[string]bool{"automation_message": true, "sequence_message": true, "seat_offer": true}
-
 // Message is an outbox message to deliver.
 type Message struct {
 	ID         int64
@@ -159,12 +153,9 @@ func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message
 			return out, nil
 		}
 	}
-	if quietKinds[m.Kind] {
-		qh, _ := channels.ParseQuietHours(settings.QuietHours)
-		if until, inside := qh.Until(d.Clock.Now(), acct.Location()); inside {
-			out.Status, out.Until = StatusDeferred, until.UTC()
-			return out, nil
-		}
+	if until, inside := settings.QuietUntil(m.Kind, d.Clock.Now(), acct.Location()); inside {
+		out.Status, out.Until = StatusDeferred, until
+		return out, nil
 	}
 	og := channels.Outgoing{Kind: m.Kind, To: to, Body: m.Body}
 	if ch.Provider == channels.ProviderTwilio && d.PublicURL != "" {
