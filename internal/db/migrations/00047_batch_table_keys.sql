@@ -1,0 +1,36 @@
+-- +goose Up
+-- The tables a batch writes many rows of at once lose their foreign keys on
+-- PostgreSQL, for the reason 00018 gave for cards and card events: it checks
+-- each key with a locking lookup per inserted row, which made the tag links
+-- of a 500-row ingest with two tags per row (1,000 rows, three keys each)
+-- cost 42 ms, more than the clients and cards together. Every row is
+-- written by its area inside the account's transaction with ids it
+-- resolved in that account, and no referenced row is deleted (tags,
+-- clients, services, professionals and waiting lists are never removed;
+-- retention deletes jobs only once no attempt refers to them).
+-- SQLite keeps every key: its checks are index probes in the same process,
+-- and every store test runs on SQLite too, so a wrong id still fails one.
+--pg: ALTER TABLE client_tags DROP CONSTRAINT IF EXISTS client_tags_account_id_fkey;
+--pg: ALTER TABLE client_tags DROP CONSTRAINT IF EXISTS client_tags_client_id_fkey;
+--pg: ALTER TABLE client_tags DROP CONSTRAINT IF EXISTS client_tags_tag_id_fkey;
+--pg: ALTER TABLE waitlist_entries DROP CONSTRAINT IF EXISTS waitlist_entries_account_id_fkey;
+--pg: ALTER TABLE waitlist_entries DROP CONSTRAINT IF EXISTS waitlist_entries_client_id_fkey;
+--pg: ALTER TABLE waitlist_entries DROP CONSTRAINT IF EXISTS waitlist_entries_waitlist_id_fkey;
+--pg: ALTER TABLE waitlist_entries DROP CONSTRAINT IF EXISTS waitlist_entries_service_id_fkey;
+--pg: ALTER TABLE waitlist_entries DROP CONSTRAINT IF EXISTS waitlist_entries_preferred_professional_id_fkey;
+--pg: ALTER TABLE jobs DROP CONSTRAINT IF EXISTS jobs_account_id_fkey;
+--pg: ALTER TABLE outbox DROP CONSTRAINT IF EXISTS outbox_account_id_fkey;
+SELECT 1;
+
+-- +goose Down
+--pg: ALTER TABLE outbox ADD CONSTRAINT outbox_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts (id);
+--pg: ALTER TABLE jobs ADD CONSTRAINT jobs_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts (id);
+--pg: ALTER TABLE waitlist_entries ADD CONSTRAINT waitlist_entries_preferred_professional_id_fkey FOREIGN KEY (account_id, preferred_professional_id) REFERENCES professionals (account_id, id);
+--pg: ALTER TABLE waitlist_entries ADD CONSTRAINT waitlist_entries_service_id_fkey FOREIGN KEY (account_id, service_id) REFERENCES services (account_id, id);
+--pg: ALTER TABLE waitlist_entries ADD CONSTRAINT waitlist_entries_waitlist_id_fkey FOREIGN KEY (account_id, waitlist_id) REFERENCES waitlists (account_id, id);
+--pg: ALTER TABLE waitlist_entries ADD CONSTRAINT waitlist_entries_client_id_fkey FOREIGN KEY (account_id, client_id) REFERENCES clients (account_id, id);
+--pg: ALTER TABLE waitlist_entries ADD CONSTRAINT waitlist_entries_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts (id);
+--pg: ALTER TABLE client_tags ADD CONSTRAINT client_tags_tag_id_fkey FOREIGN KEY (account_id, tag_id) REFERENCES tags (account_id, id);
+--pg: ALTER TABLE client_tags ADD CONSTRAINT client_tags_client_id_fkey FOREIGN KEY (account_id, client_id) REFERENCES clients (account_id, id);
+--pg: ALTER TABLE client_tags ADD CONSTRAINT client_tags_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts (id);
+SELECT 1;
