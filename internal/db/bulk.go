@@ -214,77 +214,100 @@ func insertUnnest(ctx context.Context, q Querier, table string, cols []string, r
 	return res.RowsAffected()
 }
 
-// column gathers column j of rows into a typed slice of pointers (nil is
-// NULL) for one array parameter.
+// column gathers column j of rows into one array parameter: a plain slice
+// when the column has no NULL, else a slice of pointers into one backing
+// array (nil is NULL). Either way a column costs two allocations, not one
+// per value (a 500-row client insert has 7,000 values).
 func column(rows [][]any, j int, typ string) (any, string, error) {
+	nulls := false
+	for _, r := range rows {
+		if r[j] == nil {
+			nulls = true
+			break
+		}
+	}
 	switch typ {
 	case "bigint", "integer", "smallint":
-		out := make([]*int64, len(rows))
+		vals := make([]int64, len(rows))
 		for i, r := range rows {
 			switch v := r[j].(type) {
 			case nil:
 			case int64:
-				out[i] = &v
+				vals[i] = v
 			case int:
-				n := int64(v)
-				out[i] = &n
+				vals[i] = int64(v)
 			case int32:
-				n := int64(v)
-				out[i] = &n
+				vals[i] = int64(v)
 			case *int64:
-				out[i] = v
+				if v == nil {
+					nulls = true
+					continue
+				}
+				vals[i] = *v
 			default:
 				return nil, "", fmt.Errorf("value %T for %s", v, typ)
 			}
 		}
-		return out, "bigint[]", nil
+		return withNulls(rows, j, vals, nulls), "bigint[]", nil
 	case "double precision", "real", "numeric":
-		out := make([]*float64, len(rows))
+		vals := make([]float64, len(rows))
 		for i, r := range rows {
 			switch v := r[j].(type) {
 			case nil:
 			case float64:
-				out[i] = &v
+				vals[i] = v
 			case int64:
-				f := float64(v)
-				out[i] = &f
+				vals[i] = float64(v)
 			case int:
-				f := float64(v)
-				out[i] = &f
+				vals[i] = float64(v)
 			default:
 				return nil, "", fmt.Errorf("value %T for %s", v, typ)
 			}
 		}
-		return out, "double precision[]", nil
+		return withNulls(rows, j, vals, nulls), "double precision[]", nil
 	case "boolean":
-		out := make([]*bool, len(rows))
+		vals := make([]bool, len(rows))
 		for i, r := range rows {
 			switch v := r[j].(type) {
 			case nil:
 			case bool:
-				out[i] = &v
+				vals[i] = v
 			default:
 				return nil, "", fmt.Errorf("value %T for %s", v, typ)
 			}
 		}
-		return out, "boolean[]", nil
+		return withNulls(rows, j, vals, nulls), "boolean[]", nil
 	default: // text
-		out := make([]*string, len(rows))
+		vals := make([]string, len(rows))
 		for i, r := range rows {
 			switch v := r[j].(type) {
 			case nil:
 			case string:
-				out[i] = &v
+				vals[i] = v
 			case []byte:
-				s := string(v)
-				out[i] = &s
+				vals[i] = string(v)
 			default:
-				s := fmt.Sprint(v)
-				out[i] = &s
+				vals[i] = fmt.Sprint(v)
 			}
 		}
-		return out, "text[]", nil
+		return withNulls(rows, j, vals, nulls), "text[]", nil
 	}
+}
+
+// withNulls returns vals itself when the column has no NULL, else pointers
+// into vals with nil where rows hold nil (or a nil *int64).
+func withNulls[T any](rows [][]any, j int, vals []T, nulls bool) any {
+	if !nulls {
+		return vals
+	}
+	out := make([]*T, len(vals))
+	for i, r := range rows {
+		if p, ok := r[j].(*int64); r[j] == nil || (ok && p == nil) {
+			continue
+		}
+		out[i] = &vals[i]
+	}
+	return out
 }
 
 // UpdateMany runs one `UPDATE table SET <set> … WHERE table.account_id =

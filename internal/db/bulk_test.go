@@ -1,0 +1,63 @@
+package db_test
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/db/dbtest"
+)
+
+// InsertMany writes every kind of value it takes, NULLs included, on both
+// engines: columns without a NULL go as plain arrays on PostgreSQL, columns
+// with one as arrays of pointers.
+func TestInsertManyValues(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		ctx := context.Background()
+		if _, err := store.Exec(ctx, `CREATE TABLE bulk_probe (id BIGINT, n BIGINT, f DOUBLE PRECISION, b BOOLEAN, t TEXT, dense TEXT)`); err != nil {
+			t.Fatal(err)
+		}
+		seven := int64(7)
+		var none *int64
+		rows := [][]any{
+			{int64(1), 5, 1.5, true, "a", "x"},
+			{int64(2), nil, nil, nil, nil, "y"},
+			{int64(3), &seven, int64(2), false, []byte("b"), "z"},
+			{int64(4), none, 3, true, 42, "w"},
+		}
+		err := store.Transact(ctx, func(tx *db.Tx) error {
+			return db.InsertMany(ctx, tx, `INSERT INTO bulk_probe (id, n, f, b, t, dense)`, rows, "")
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type got struct {
+			n sql.NullInt64
+			f sql.NullFloat64
+			b sql.NullBool
+			t sql.NullString
+			d string
+		}
+		want := []got{
+			{sql.NullInt64{Int64: 5, Valid: true}, sql.NullFloat64{Float64: 1.5, Valid: true}, sql.NullBool{Bool: true, Valid: true}, sql.NullString{String: "a", Valid: true}, "x"},
+			{d: "y"},
+			{sql.NullInt64{Int64: 7, Valid: true}, sql.NullFloat64{Float64: 2, Valid: true}, sql.NullBool{Valid: true}, sql.NullString{String: "b", Valid: true}, "z"},
+			{f: sql.NullFloat64{Float64: 3, Valid: true}, b: sql.NullBool{Bool: true, Valid: true}, t: sql.NullString{String: "42", Valid: true}, d: "w"},
+		}
+		r, err := store.Query(ctx, `SELECT n, f, b, t, dense FROM bulk_probe ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		for i := 0; r.Next(); i++ {
+			var g got
+			if err := r.Scan(&g.n, &g.f, &g.b, &g.t, &g.d); err != nil {
+				t.Fatal(err)
+			}
+			if g != want[i] {
+				t.Errorf("row %d = %+v, want %+v", i+1, g, want[i])
+			}
+		}
+	})
+}
