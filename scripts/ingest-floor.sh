@@ -42,7 +42,7 @@ go build -o "$work/frontdesk" ./cmd/frontdesk
 psql "$pg" -qc "CREATE SCHEMA dbbench_floor_$$" >/dev/null
 floor_dsn="$pg&search_path=dbbench_floor_$$"
 floor() {
-  "$work/dbbench" -engines sqlite,pg -levels 0 -methods stmt_per_row,unnest -pgdsn "$floor_dsn" \
+  "$work/dbbench" -engines sqlite,pg -levels 0 -methods stmt_per_row,unnest -pgdsn "$floor_dsn" -out "" \
     -sqlite "$work/floor.db" 2>&1 | awk '$1 ~ /^(sqlite|pg)$/ && $2 == 0 {print $1, $4, $6}'
 }
 echo "raw floor (before)..." >&2
