@@ -9,6 +9,8 @@ package pipeline
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -176,8 +178,9 @@ func appendIntPtr(b []byte, p *int64) []byte {
 	return strconv.AppendInt(b, *p, 10)
 }
 
-// appendAny writes the scalars a request echoes without reflection and
-// hands anything else (objects, lists, custom fields) to encoding/json.
+// appendAny writes what a request echoes and custom fields hold without
+// reflection (strings, booleans, null, request numbers, objects and lists
+// of them) and hands anything else (a stored float64) to encoding/json.
 func appendAny(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
@@ -191,6 +194,38 @@ func appendAny(b []byte, v any) ([]byte, error) {
 			return append(b, '0'), nil
 		}
 		return append(b, x...), nil
+	case map[string]any: // custom fields: keys in order, as encoding/json
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '{')
+		for i, k := range slices.Sorted(maps.Keys(x)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			var err error
+			if b, err = appendAny(b, x[k]); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	case []any:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		for i, v := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendAny(b, v); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

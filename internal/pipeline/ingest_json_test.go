@@ -39,7 +39,8 @@ func TestAppendJSONMatchesEncoding(t *testing.T) {
 				{Index: 1, ExternalID: nil, Status: StatusFailed, Errors: []RowError{{Field: "phone_number", Code: CodeRequired, Message: "x"}}, Pipeline: RowPipeline{Status: NotAttempted}},
 				{Index: 2, ExternalID: map[string]any{"crm": []any{json.Number("1"), "a&b"}}, Status: StatusSkipped, Pipeline: RowPipeline{Status: NotAttempted},
 					ExistingClient: &ExistingClient{ID: 1, Tags: []Tag{}}},
-				{Index: 4, ExternalID: true, Status: StatusFailed, Errors: nil},
+				{Index: 4, ExternalID: true, Status: StatusFailed, Errors: nil,
+					ExistingClient: &ExistingClient{Data: map[string]any{"list": []any(nil), "empty": []any{}, "obj": map[string]any{}, "n": json.Number("-0.5e3"), "nested": map[string]any{"b": 2.0, "a": "\u00e9"}}}},
 				{Index: 5, ExternalID: "bad \xff utf8 \x7f \u2029", Status: StatusFailed},
 			}},
 	}

@@ -199,7 +199,16 @@ func mergeData(base map[string]any, layers ...map[string]any) (map[string]any, b
 	return out, changed, len(b)
 }
 
+// sameJSON reports whether two values encode the same. Strings (most
+// custom fields) compare as they are: decoded JSON strings are valid UTF-8,
+// on which encoding is one-to-one. Anything else (a stored number is a
+// float64, a sent one a json.Number) compares encoded.
 func sameJSON(a, b any) bool {
+	if x, ok := a.(string); ok {
+		if y, ok := b.(string); ok {
+			return x == y
+		}
+	}
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
