@@ -53,7 +53,7 @@ type CompareRun struct {
 	// ImportPlainRate is the same for a second file of other new clients
 	// imported with --no-automations.
 	ImportPlainRate float64
-	Load       *LoadReport
+	Load            *LoadReport
 }
 
 // CompareReport is the outcome of a comparison.
