@@ -11,7 +11,7 @@ import (
 // A round of Calls reads, per job, its outbox message and, per message, the
 // account's messaging settings and channel: with Concurrency Calls at a time
 // those were one round trip each, per job, and the worker completed fewer
-// jobs per second than the mixed load created (docs/jobs.md). The round
+// jobs per second than the mixed load created. The round
 // therefore loads the messages of all its delivery jobs in one statement per
 // account before its Calls start, and keeps what stays the same for the
 // whole round (an account's settings and channels) in a memo its Calls
