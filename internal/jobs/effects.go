@@ -203,6 +203,9 @@ func outboxOf(ctx context.Context, q db.Querier, acct account.Account, j Job) (M
 	if err := json.Unmarshal(j.Payload, &p); err != nil {
 		return Message{}, p, err
 	}
+	if m, ok := prefetched(ctx, p.OutboxID); ok {
+		return m, p, nil
+	}
 	m, err := loadMessage(ctx, q, acct, p.OutboxID)
 	return m, p, err
 }

@@ -30,6 +30,7 @@ func (w *Worker) runCalls(ctx context.Context, accounts accountCache, jobs []Job
 		conc = 8
 	}
 	records := w.newRecorder(ctx)
+	callCtx := w.startRound(ctx, jobs)
 	outcomes := make([]callOutcome, len(jobs))
 	ours := map[int64]bool{}
 	for _, j := range jobs {
@@ -68,7 +69,7 @@ func (w *Worker) runCalls(ctx context.Context, accounts accountCache, jobs []Job
 				out.err = fmt.Errorf("account %d: %w", j.AccountID, sql.ErrNoRows)
 				return
 			}
-			rec, err := w.Calls[j.Kind](ctx, w.DB, records.commit(j), acct, j)
+			rec, err := w.Calls[j.Kind](callCtx, w.DB, records.commit(j), acct, j)
 			if rec != nil {
 				records.add(j, rec)
 			}
@@ -128,13 +129,15 @@ func (w *Worker) runCalls(ctx context.Context, accounts accountCache, jobs []Job
 				oursFailed = append(oursFailed, f)
 			}
 		}
+		var later []Job
+		var laterUntil []time.Time
 		for i, j := range deferred {
-			if !mine[j.ID] {
-				continue
+			if mine[j.ID] {
+				later, laterUntil = append(later, j), append(laterUntil, until[i])
 			}
-			if err := w.postpone(ctx, tx, j, until[i]); err != nil {
-				return err
-			}
+		}
+		if err := w.postponeMany(ctx, tx, later, laterUntil); err != nil {
+			return err
 		}
 		return w.complete(ctx, tx, accounts, ours, oursFailed)
 	})

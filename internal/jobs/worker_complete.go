@@ -173,6 +173,28 @@ func (w *Worker) postpone(ctx context.Context, q db.Querier, j Job, until time.T
 	return err
 }
 
+// postponeMany is postpone for many jobs, one statement per distinct time
+// (quiet hours end at the same moment for every message of an account, so
+// a round deferred in quiet hours is one statement, not one per job).
+func (w *Worker) postponeMany(ctx context.Context, q db.Querier, jobs []Job, until []time.Time) error {
+	at := map[time.Time][]Job{}
+	var order []time.Time
+	for i, j := range jobs {
+		if _, ok := at[until[i]]; !ok {
+			order = append(order, until[i])
+		}
+		at[until[i]] = append(at[until[i]], j)
+	}
+	for _, t := range order {
+		in, args := inJobs(at[t])
+		if _, err := q.Exec(ctx, `UPDATE jobs SET status = 'pending', run_at = ?, locked_until = NULL, attempts = attempts - 1 WHERE `+in,
+			append([]any{db.Micros(t)}, args...)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func finishedAt(status string, now time.Time) any {
 	if status == "failed" {
 		return db.Micros(now)

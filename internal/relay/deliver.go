@@ -18,6 +18,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/jobs"
 	"github.com/frontdesk/frontdesk/internal/phone"
 	"github.com/frontdesk/frontdesk/internal/secrets"
 )
@@ -89,13 +90,26 @@ type Deliverer struct {
 	SendTimeout time.Duration
 }
 
+// settingsKey and channelKey name what Deliver memoises per round.
+type (
+	settingsKey struct{ account int64 }
+	channelKey  struct {
+		account int64
+		key     string
+	}
+)
+
 // Deliver routes m to its channel and sends it, unless the client opted out
 // of that channel, there is no channel or no address (suppressed), or quiet
 // hours hold it (deferred). A provider's refusal comes back as an *channels.Error.
 // A message in doubt is first looked for at the provider it may have
 // reached (doubt.go): found there, it is not sent again.
 func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message) (Outcome, error) {
-	settings, err := channels.LoadSettings(ctx, d.DB, acct)
+	// Within one round of the job worker, the account's settings and
+	// channels are read once for all its messages (jobs.Memo).
+	settings, err := jobs.Memo(ctx, settingsKey{acct.ID}, func() (channels.Settings, error) {
+		return channels.LoadSettings(ctx, d.DB, acct)
+	})
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -106,7 +120,9 @@ func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message
 	if key == "" {
 		return Outcome{Status: StatusSuppressed, Reason: fmt.Sprintf("no channel: the account routes no channel for %s and has no default_channel", m.Kind)}, nil
 	}
-	ch, err := channels.ByKey(ctx, d.DB, d.Secrets, acct, key)
+	ch, err := jobs.Memo(ctx, channelKey{acct.ID, key}, func() (channels.Channel, error) {
+		return channels.ByKey(ctx, d.DB, d.Secrets, acct, key)
+	})
 	if errs.Is(err, errs.NotFound) {
 		return Outcome{Status: StatusSuppressed, ChannelKey: key, Reason: fmt.Sprintf("no channel %q in this account", key)}, nil
 	}
