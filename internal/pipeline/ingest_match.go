@@ -77,8 +77,8 @@ func (b *batch) decide(byID map[int64]contact.Client, byPhone, byEmail map[strin
 	}
 }
 
-// lookup loads the clients the rows can match, by id, then by phone and
-// e-mail together: two queries at most.
+// lookup loads the clients the rows can match, by id, phone and e-mail, in
+// three queries (contact.ByKeys for phones and e-mails).
 func lookup(ctx context.Context, tx *db.Tx, acct account.Account, ids []int64, nationals, emails []string) (
 	byID map[int64]contact.Client, byPhone, byEmail map[string]contact.Client, err error) {
 	if byID, err = contact.ByIDs(ctx, tx, acct, ids); err != nil {
