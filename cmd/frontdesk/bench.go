@@ -110,11 +110,7 @@ the server's database (--db, read only; the default is serve's).
 	if err := f.parse(args); err != nil {
 		return err
 	}
-	base := *addr
-	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-		base = "http://" + base
-	}
-	rep, err := bench.Load(ctx, bench.LoadConfig{BaseURL: strings.TrimSuffix(base, "/"), Key: *key, Node: *node, WaitlistID: *waitlist,
+	rep, err := bench.Load(ctx, bench.LoadConfig{BaseURL: baseURL(*addr), Key: *key, Node: *node, WaitlistID: *waitlist,
 		Duration: *duration, Concurrency: *concurrency, PID: *pid, Compare: *compare, DSN: *f.dsn, Progress: env.Stderr})
 	if err != nil {
 		return err

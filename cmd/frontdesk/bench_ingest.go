@@ -34,14 +34,19 @@ floor of ../shared/bench/limits (docs/performance.md).
 	if err := f.parse(args); err != nil {
 		return err
 	}
-	base := *addr
-	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-		base = "http://" + base
-	}
-	rep, err := bench.IngestHTTP(ctx, bench.IngestConfig{BaseURL: strings.TrimSuffix(base, "/"), Key: *key, Node: *node,
+	rep, err := bench.IngestHTTP(ctx, bench.IngestConfig{BaseURL: baseURL(*addr), Key: *key, Node: *node,
 		Batches: *batches, First: *first, Progress: env.Stderr})
 	if err != nil {
 		return err
 	}
 	return printReport(env, rep.Markdown(), *out)
+}
+
+// baseURL is a bench command's --addr as a base URL: http:// unless a
+// scheme is given, no trailing slash.
+func baseURL(addr string) string {
+	if !strings.HasPrefix(addr, "http://") && !strings.HasPrefix(addr, "https://") {
+		addr = "http://" + addr
+	}
+	return strings.TrimSuffix(addr, "/")
 }

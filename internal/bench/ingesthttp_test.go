@@ -2,19 +2,11 @@ package bench
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"net"
-	"net/http"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
-	"github.com/frontdesk/frontdesk/internal/httpapi"
-	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
 // TestIngestHTTP sends each kind of batch to a real server on loopback: the
@@ -24,22 +16,9 @@ import (
 func TestIngestHTTP(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		ctx := context.Background()
-		res, err := (&workspace.Applier{DB: store, Now: time.Now}).Apply(ctx, workspaceFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := store.Exec(ctx, `UPDATE accounts SET rate_per_second = 0 WHERE id = ?`, res.Account.ID); err != nil {
-			t.Fatal(err)
-		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := &http.Server{Handler: httpapi.NewServer(httpapi.Config{DB: store, Clock: clock.System{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})}
-		go srv.Serve(ln)
-		t.Cleanup(func() { srv.Close() })
+		res, base := serveBench(t, store)
 
-		rep, err := IngestHTTP(ctx, IngestConfig{BaseURL: "http://" + ln.Addr().String(), Key: Key, Node: inputNode, Batches: 1, First: 650_000_000})
+		rep, err := IngestHTTP(ctx, IngestConfig{BaseURL: base, Key: Key, Node: inputNode, Batches: 1, First: 650_000_000})
 		if err != nil {
 			t.Fatal(err)
 		}

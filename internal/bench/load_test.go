@@ -26,24 +26,9 @@ import (
 func TestLoad(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		ctx := context.Background()
-		res, err := (&workspace.Applier{DB: store, Now: time.Now}).Apply(ctx, workspaceFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// A load run measures the server, not its rate limit
-		// (requests_per_second 0 is for benchmarks: docs/contract.md, Rate limits).
-		if _, err := store.Exec(ctx, `UPDATE accounts SET rate_per_second = 0 WHERE id = ?`, res.Account.ID); err != nil {
-			t.Fatal(err)
-		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := &http.Server{Handler: httpapi.NewServer(httpapi.Config{DB: store, Clock: clock.System{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})}
-		go srv.Serve(ln)
-		t.Cleanup(func() { srv.Close() })
+		res, base := serveBench(t, store)
 
-		rep, err := Load(ctx, LoadConfig{BaseURL: "http://" + ln.Addr().String(), Key: Key, Node: inputNode, WaitlistID: res.IDs.Waitlists["main"],
+		rep, err := Load(ctx, LoadConfig{BaseURL: base, Key: Key, Node: inputNode, WaitlistID: res.IDs.Waitlists["main"],
 			Duration: 3 * time.Second, Concurrency: 4, PID: os.Getpid(), Compare: time.Second, DSN: dsnOf(t, store)})
 		if err != nil {
 			t.Fatal(err)
@@ -114,4 +99,28 @@ func dsnOf(t *testing.T, store *db.DB) string {
 		t.Fatal(err)
 	}
 	return file
+}
+
+// serveBench applies the bench workspace to store, lifts its account's rate
+// limit (a load run measures the server, not its rate limit;
+// requests_per_second 0 is for benchmarks: docs/contract.md, Rate limits)
+// and serves the API on a loopback port; it returns the base URL.
+func serveBench(t *testing.T, store *db.DB) (*workspace.Result, string) {
+	t.Helper()
+	ctx := context.Background()
+	res, err := (&workspace.Applier{DB: store, Now: time.Now}).Apply(ctx, workspaceFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Exec(ctx, `UPDATE accounts SET rate_per_second = 0 WHERE id = ?`, res.Account.ID); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: httpapi.NewServer(httpapi.Config{DB: store, Clock: clock.System{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return res, "http://" + ln.Addr().String()
 }

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -12,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/jsontext"
 	"github.com/frontdesk/frontdesk/internal/valid"
 )
 
@@ -72,13 +72,11 @@ func encodeJSON(v any) ([]byte, error) {
 		}
 		return append(body, '\n'), nil
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	body, err := jsontext.Marshal(v)
+	if err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return append(body, '\n'), nil
 }
 
 // writeEncoded writes a body encodeJSON made.

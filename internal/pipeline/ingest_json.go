@@ -7,12 +7,12 @@ package pipeline
 // field but the free-form ones (external_id beyond scalars, custom fields).
 
 import (
-	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/frontdesk/frontdesk/internal/jsontext"
 )
 
 // AppendJSON appends the result as JSON, as encoding/json would with HTML
@@ -72,11 +72,7 @@ func (r *RowResult) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `,"client_id":`...)
 	b = appendIntPtr(b, r.ClientID)
 	b = append(b, `,"matched_by":`...)
-	if r.MatchedBy == nil {
-		b = append(b, "null"...)
-	} else {
-		b = appendString(b, *r.MatchedBy)
-	}
+	b = appendStringPtr(b, r.MatchedBy)
 	b = append(b, `,"errors":`...)
 	if r.Errors == nil {
 		b = append(b, "null"...)
@@ -130,11 +126,7 @@ func (c *ExistingClient) appendJSON(b []byte) ([]byte, error) {
 		b = append(b, ',', '"')
 		b = append(b, f.key...)
 		b = append(b, '"', ':')
-		if f.v == nil {
-			b = append(b, "null"...)
-		} else {
-			b = appendString(b, *f.v)
-		}
+		b = appendStringPtr(b, f.v)
 	}
 	b = append(b, `,"data":`...)
 	b, err := appendAny(b, c.Data)
@@ -155,11 +147,7 @@ func (c *ExistingClient) appendJSON(b []byte) ([]byte, error) {
 			b = append(b, `,"color":`...)
 			b = appendString(b, t.Color)
 			b = append(b, `,"description":`...)
-			if t.Description == nil {
-				b = append(b, "null"...)
-			} else {
-				b = appendString(b, *t.Description)
-			}
+			b = appendStringPtr(b, t.Description)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
@@ -169,6 +157,13 @@ func (c *ExistingClient) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `,"updated_at":`...)
 	b = appendString(b, c.UpdatedAt)
 	return append(b, '}'), nil
+}
+
+func appendStringPtr(b []byte, p *string) []byte {
+	if p == nil {
+		return append(b, "null"...)
+	}
+	return appendString(b, *p)
 }
 
 func appendIntPtr(b []byte, p *int64) []byte {
@@ -227,67 +222,12 @@ func appendAny(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, ']'), nil
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	enc, err := jsontext.Marshal(v)
+	if err != nil {
 		return nil, err
 	}
-	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), nil
+	return append(b, enc...), nil
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString quotes s as encoding/json does with HTML escaping off:
-// control characters escaped (\b \f \n \r \t in short), invalid UTF-8 as
-// U+FFFD, U+2028 and U+2029 escaped for JavaScript.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendString quotes s as response bodies do (HTML characters as they are).
+func appendString(b []byte, s string) []byte { return jsontext.AppendString(b, s, false) }
