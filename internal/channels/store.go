@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -244,13 +245,53 @@ func sealCredentials(box *secrets.Box, creds map[string]string) (string, error) 
 
 // OptedOut reports whether a client opted out of a channel.
 func OptedOut(ctx context.Context, q db.Querier, acct account.Account, clientID, channelID int64) (bool, error) {
-	var out bool
-	err := q.QueryRow(ctx, `SELECT opted_out FROM channel_consents WHERE account_id = ? AND client_id = ? AND channel_id = ?`,
-		acct.ID, clientID, channelID).Scan(&out)
-	if db.IsNoRows(err) {
-		return false, nil
+	pair := ClientChannel{Client: clientID, Channel: channelID}
+	opted, err := OptedOutOf(ctx, q, acct, []ClientChannel{pair})
+	return opted[pair], err
+}
+
+// ClientChannel is a client and one of the account's channels.
+type ClientChannel struct{ Client, Channel int64 }
+
+// OptedOutOf returns which of pairs are opted out (the client replied STOP
+// on the channel and has not replied START since), with one statement.
+func OptedOutOf(ctx context.Context, q db.Querier, acct account.Account, pairs []ClientChannel) (map[ClientChannel]bool, error) {
+	out := map[ClientChannel]bool{}
+	if len(pairs) == 0 {
+		return out, nil
 	}
-	return out, err
+	want := make(map[ClientChannel]bool, len(pairs))
+	var clients, chans []int64
+	seen := map[int64]bool{}
+	for _, p := range pairs {
+		want[p] = true
+		if !seen[p.Client] {
+			seen[p.Client] = true
+			clients = append(clients, p.Client)
+		}
+		if !slices.Contains(chans, p.Channel) {
+			chans = append(chans, p.Channel)
+		}
+	}
+	inClients, args := db.In(clients)
+	inChans, chanArgs := db.In(chans)
+	rows, err := q.Query(ctx, `SELECT client_id, channel_id FROM channel_consents
+		WHERE account_id = ? AND opted_out AND client_id IN `+inClients+` AND channel_id IN `+inChans,
+		append(append([]any{acct.ID}, args...), chanArgs...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p ClientChannel
+		if err := rows.Scan(&p.Client, &p.Channel); err != nil {
+			return nil, err
+		}
+		if want[p] {
+			out[p] = true
+		}
+	}
+	return out, rows.Err()
 }
 
 // SetConsent records an opt-out (out true) or opt-in; changed is false when

@@ -335,6 +335,12 @@ func updateMany(ctx context.Context, tx *Tx, acctID int64, table string, names, 
 	// The account comes first: it keys the table (and, on Citus, picks the
 	// shard); its placeholder is the statement's last.
 	cond := table + ".account_id = ? AND " + table + ".id = v.id"
+	if tx.Dialect().Engine == Postgres {
+		// The ids again, as an index condition the planner sees whatever
+		// it estimates of the unnest: without it, a table whose statistics
+		// are older than its rows is planned as a sequential scan.
+		cond += " AND " + table + ".id = ANY(CAST(? AS bigint[]))"
+	}
 	if where != "" {
 		cond += " AND (" + where + ")"
 	}
@@ -367,7 +373,7 @@ func updateMany(ctx context.Context, tx *Tx, acctID int64, table string, names, 
 		}
 		stmt := fmt.Sprintf("UPDATE %s SET %s FROM unnest(%s) AS v(%s) WHERE %s",
 			table, set, strings.Join(params, ", "), strings.Join(names, ", "), cond)
-		err := run(stmt, append(append(append([]any{}, setArgs...), arrays...), acctID))
+		err := run(stmt, append(append(append([]any{}, setArgs...), arrays...), acctID, arrays[0]))
 		return ids, err
 	}
 	per := min(tx.Dialect().MaxParams()/len(types)-len(setArgs), 500)

@@ -226,16 +226,20 @@ func (e *Effects) sendMessage(ctx context.Context, store *db.DB, commit Commit, 
 		if err != nil {
 			return nil, err
 		}
-		return func(ctx context.Context, q db.Querier) error {
+		return RecordFunc(func(ctx context.Context, q db.Querier) error {
 			_, err := q.Exec(ctx, `UPDATE outbox SET status = 'cancelled', error = ? WHERE account_id = ? AND id = ? AND status = 'pending'`, reason, acct.ID, m.ID)
 			return err
-		}, nil
+		}), nil
 	}
 	if until := e.settled(*m); e.Clock.Now().Before(until) {
 		return nil, &Deferred{Until: until}
 	}
-	start := func(ctx context.Context, channelID int64) error {
-		return commit(ctx, markStarted(acct.ID, m.ID, e.Clock.Now(), channelID))
+	start := func(ctx context.Context, channelID int64, unlessOptedOut bool) error {
+		mark := startMark{acct: acct, id: m.ID, at: e.Clock.Now(), channel: channelID}
+		if unlessOptedOut && m.ClientID != nil {
+			mark.client = *m.ClientID
+		}
+		return commit(ctx, mark)
 	}
 	d, err := e.Sender.Send(ctx, acct, *m, start)
 	if errors.Is(err, ErrNotOurs) {
@@ -244,12 +248,11 @@ func (e *Effects) sendMessage(ctx context.Context, store *db.DB, commit Commit, 
 	if err != nil {
 		var perm *permanentError
 		permanent, inDoubt := errors.As(err, &perm), isMaybeSent(err)
-		return func(ctx context.Context, q db.Querier) error {
+		return RecordFunc(func(ctx context.Context, q db.Querier) error {
 			return recordFailure(ctx, q, acct.ID, m.ID, err, permanent, inDoubt)
-		}, err
+		}), err
 	}
-	now := e.Clock.Now()
-	rec := func(ctx context.Context, q db.Querier) error { return recordDelivery(ctx, q, acct.ID, m.ID, d, now) }
+	rec := deliveryRecord(acct.ID, m.ID, d, e.Clock.Now())
 	if d.Status == DeliveryDeferred {
 		return rec, &Deferred{Until: d.Until}
 	}
@@ -261,10 +264,10 @@ func (e *Effects) postWebhook(ctx context.Context, store *db.DB, _ Commit, acct 
 	if err != nil || m == nil {
 		return nil, err
 	}
-	countAttempt := func(ctx context.Context, q db.Querier) error {
+	countAttempt := RecordFunc(func(ctx context.Context, q db.Querier) error {
 		_, err := q.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1 WHERE account_id = ? AND id = ?`, acct.ID, m.ID)
 		return err
-	}
+	})
 	// A secret that does not open (sealed under another key, or no key)
 	// fails this attempt with the reason, never the value; the delivery is
 	// retried, so fixing FRONTDESK_SECRET_KEY lets it through.

@@ -65,7 +65,7 @@ func TestHeartbeatTakeover(t *testing.T) {
 		got := &sends{n: map[string]map[int64]int{}}
 		started, release := make(chan int64, 1), make(chan struct{})
 		stalled := senderFunc(func(ctx context.Context, _ account.Account, m jobs.Message, start jobs.Start) (jobs.SendResult, error) {
-			if err := start(ctx, 0); err != nil {
+			if err := start(ctx, 0, false); err != nil {
 				return jobs.SendResult{}, err
 			}
 			got.add("a", m.ID)
@@ -77,7 +77,7 @@ func TestHeartbeatTakeover(t *testing.T) {
 		})
 		failB := true
 		other := senderFunc(func(ctx context.Context, _ account.Account, m jobs.Message, start jobs.Start) (jobs.SendResult, error) {
-			if err := start(ctx, 0); err != nil {
+			if err := start(ctx, 0, false); err != nil {
 				return jobs.SendResult{}, err
 			}
 			if failB {

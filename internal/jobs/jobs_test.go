@@ -311,7 +311,7 @@ type countingSender struct {
 }
 
 func (s *countingSender) Send(ctx context.Context, acct account.Account, m jobs.Message, start jobs.Start) (jobs.SendResult, error) {
-	if err := start(ctx, 0); err != nil {
+	if err := start(ctx, 0, false); err != nil {
 		return jobs.SendResult{}, err
 	}
 	s.mu.Lock()
@@ -400,7 +400,7 @@ type blockingSender struct {
 }
 
 func (s *blockingSender) Send(ctx context.Context, acct account.Account, m jobs.Message, start jobs.Start) (jobs.SendResult, error) {
-	if err := start(ctx, 0); err != nil {
+	if err := start(ctx, 0, false); err != nil {
 		return jobs.SendResult{}, err
 	}
 	s.mu.Lock()

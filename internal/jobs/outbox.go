@@ -313,10 +313,14 @@ func markSent(ctx context.Context, tx *db.Tx, acctID, id int64, now time.Time) e
 	return err
 }
 
-// recordDelivery writes a Sender's answer on the outbox row, outside any
-// transaction and right after the provider answered, so that a retry of
-// the job never sends the message twice. Only a pending row changes.
-func recordDelivery(ctx context.Context, q db.Querier, acctID, id int64, d SendResult, now time.Time) error {
+// deliveryRecord is the Record of a Sender's answer, written on the outbox
+// row outside the job's transaction and right after the provider answered,
+// so that a retry of the job never sends the message twice. Only a pending
+// row changes.
+func deliveryRecord(acctID, id int64, d SendResult, now time.Time) Record {
+	if d.Status != DeliverySuppressed && d.Status != DeliveryDeferred {
+		return sentMark{acctID: acctID, id: id, d: d, at: now}
+	}
 	var key, channel, chID any
 	if d.ChannelKey != "" {
 		key = d.ChannelKey
@@ -327,26 +331,15 @@ func recordDelivery(ctx context.Context, q db.Querier, acctID, id int64, d SendR
 	if d.ChannelID != 0 {
 		chID = d.ChannelID
 	}
-	switch d.Status {
-	case DeliverySuppressed:
+	return RecordFunc(func(ctx context.Context, q db.Querier) error {
+		if d.Status == DeliveryDeferred {
+			_, err := q.Exec(ctx, `UPDATE outbox SET scheduled_at = ? WHERE account_id = ? AND id = ? AND status = 'pending'`, db.Micros(d.Until), acctID, id)
+			return err
+		}
 		_, err := q.Exec(ctx, `UPDATE outbox SET status = 'suppressed', error = ?, channel_key = COALESCE(?, channel_key),
 			channel = COALESCE(?, channel), channel_id = COALESCE(?, channel_id) WHERE account_id = ? AND id = ? AND status = 'pending'`, d.Reason, key, channel, chID, acctID, id)
 		return err
-	case DeliveryDeferred:
-		_, err := q.Exec(ctx, `UPDATE outbox SET scheduled_at = ? WHERE account_id = ? AND id = ? AND status = 'pending'`, db.Micros(d.Until), acctID, id)
-		return err
-	}
-	var provider, segments any
-	if d.ProviderID != "" {
-		provider = d.ProviderID
-	}
-	if d.Segments > 0 {
-		segments = d.Segments
-	}
-	_, err := q.Exec(ctx, `UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?, error = NULL, provider_message_id = ?, segments = ?,
-			channel_key = COALESCE(?, channel_key), channel = COALESCE(?, channel), channel_id = COALESCE(?, channel_id), possible_duplicate = ?
-		WHERE account_id = ? AND id = ? AND status = 'pending'`, db.Micros(now), provider, segments, key, channel, chID, d.PossibleDuplicate, acctID, id)
-	return err
+	})
 }
 
 // recordFailure counts a failed attempt and keeps the provider's error;

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/clock"
-	"github.com/frontdesk/frontdesk/internal/db"
 )
 
 // A message's send attempt, as the outbox remembers it: send_started_at is
@@ -23,8 +22,10 @@ import (
 // started, sharing the worker's group-commit transactions, and returns once
 // that is durable; the Sender must not call the provider unless it returned
 // nil. ErrNotOurs means another worker took the job over, or the message is
-// no longer pending.
-type Start func(ctx context.Context, channelID int64) error
+// no longer pending. With unlessOptedOut, the attempt does not start when
+// the message's client opted out of the channel (ErrOptedOut), read in the
+// transaction that commits the start.
+type Start func(ctx context.Context, channelID int64, unlessOptedOut bool) error
 
 // DefaultSendTimeout is how long one provider call may take by default
 // (Effects.SendTimeout).
@@ -64,23 +65,4 @@ func (e *Effects) settled(m Message) time.Time {
 		return time.Time{}
 	}
 	return m.SendStartedAt.Add(e.sendTimeout())
-}
-
-// markStarted is the Record of Start: the attempt on message id through
-// channelID started at at. A message that left the pending state meanwhile
-// is not marked, and its Sender stops.
-func markStarted(acctID, id int64, at time.Time, channelID int64) Record {
-	return func(ctx context.Context, q db.Querier) error {
-		res, err := q.Exec(ctx, `UPDATE outbox SET send_started_at = ?, channel_id = COALESCE(?, channel_id) WHERE account_id = ? AND id = ? AND status = 'pending'`,
-			db.Micros(at), db.Null(channelID), acctID, id)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return ErrNotOurs
-		}
-		return nil
-	}
 }

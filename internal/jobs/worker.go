@@ -40,9 +40,19 @@ type BatchHandler func(ctx context.Context, tx *db.Tx, acct account.Account, job
 // the same group-commit transactions and returns once the write is durable.
 type Call func(ctx context.Context, store *db.DB, commit Commit, acct account.Account, job Job) (record Record, err error)
 
-// Record is a write a Call asks for; it runs in a transaction of its own
-// savepoint.
-type Record func(ctx context.Context, q db.Querier) error
+// Record is a write a Call asks for (RecordFunc for any write). The
+// recorder commits it in a group-commit transaction; the marks of a
+// message's send attempt are written together with the others of their
+// kind in one statement per account (worker_marks.go).
+type Record interface {
+	Write(ctx context.Context, tx *db.Tx) error
+}
+
+// RecordFunc is a Record written by a function.
+type RecordFunc func(ctx context.Context, q db.Querier) error
+
+// Write implements Record.
+func (f RecordFunc) Write(ctx context.Context, tx *db.Tx) error { return f(ctx, tx) }
 
 // Commit commits rec in the worker's next group-commit transaction, only
 // while the Call's job is still this worker's (ErrNotOurs otherwise: another

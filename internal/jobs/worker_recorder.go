@@ -131,12 +131,17 @@ func (r *recorder) loop(ctx context.Context) {
 	}
 }
 
-// run commits batch: all together first; only when one fails, again with a
-// savepoint each, so that it fails alone. It returns the failures by job
-// (every job's, when the transaction itself failed).
+// run commits batch: all together first, the marks of message sends in a
+// statement per account and kind (worker_marks.go); only when that fails,
+// again with a savepoint each, so that a Record that fails fails alone. It
+// returns the failures by job (every job's, when the transaction itself
+// failed).
 func (r *recorder) run(ctx context.Context, batch []queuedRecord) map[int64]error {
 	failed := map[int64]error{}
-	attempt := func(tx *db.Tx, each func(q queuedRecord) error) error {
+	// ours is the part of batch to write: the Records whose Call waits
+	// (Commit) only while their job is still this worker's, checked for all
+	// of them with one locking read.
+	ours := func(tx *db.Tx) ([]queuedRecord, error) {
 		clear(failed)
 		var guarded []Job
 		for _, q := range batch {
@@ -144,36 +149,43 @@ func (r *recorder) run(ctx context.Context, batch []queuedRecord) map[int64]erro
 				guarded = append(guarded, Job{ID: q.job, AccountID: q.acct})
 			}
 		}
-		ours, err := r.w.stillOurs(ctx, tx, guarded)
+		mine, err := r.w.stillOurs(ctx, tx, guarded)
 		if err != nil {
-			return err
+			return nil, err
 		}
+		todo := make([]queuedRecord, 0, len(batch))
 		for _, q := range batch {
-			if q.done != nil && !ours[q.job] {
+			if q.done != nil && !mine[q.job] {
 				failed[q.job] = ErrNotOurs
 				continue
 			}
-			if err := each(q); err != nil {
-				return err
-			}
+			todo = append(todo, q)
 		}
-		return nil
+		return todo, nil
 	}
 	err := r.w.DB.Transact(ctx, func(tx *db.Tx) error {
-		return attempt(tx, func(q queuedRecord) error { return q.rec(ctx, tx) })
+		todo, err := ours(tx)
+		if err != nil {
+			return err
+		}
+		return writeRecords(ctx, tx, todo, failed)
 	})
 	if err != nil {
 		err = r.w.DB.Transact(ctx, func(tx *db.Tx) error {
-			return attempt(tx, func(q queuedRecord) error {
-				err := savepoint(ctx, tx, func() error { return q.rec(ctx, tx) })
+			todo, err := ours(tx)
+			if err != nil {
+				return err
+			}
+			for _, q := range todo {
+				err := savepoint(ctx, tx, func() error { return q.rec.Write(ctx, tx) })
 				if isTxBroken(err) {
 					return err
 				}
 				if err != nil {
 					failed[q.job] = err
 				}
-				return nil
-			})
+			}
+			return nil
 		})
 	}
 	if err != nil {

@@ -237,7 +237,7 @@ webhooks: [{key: conf, url: "https://example.test/conf", events: [appointment.co
 type countingSender struct{ kinds atomic.Value }
 
 func (s *countingSender) Send(ctx context.Context, _ account.Account, m jobs.Message, start jobs.Start) (jobs.SendResult, error) {
-	if err := start(ctx, 0); err != nil {
+	if err := start(ctx, 0, false); err != nil {
 		return jobs.SendResult{}, err
 	}
 	old, _ := s.kinds.Load().(string)

@@ -7,6 +7,7 @@ package relay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -42,10 +43,11 @@ type Message struct {
 	// (doubt.go).
 	Started        *time.Time
 	StartedChannel int64
-	// Start commits that an attempt through a channel begins (jobs.Start);
-	// the provider is called only when it returns nil. nil: nothing to
-	// commit.
-	Start func(ctx context.Context, channelID int64) error
+	// Start commits that an attempt through a channel begins (jobs.Start),
+	// unless the client opted out of it (jobs.ErrOptedOut); the provider is
+	// called only when it returns nil. nil: nothing to commit, and the
+	// opt-out is read on its own.
+	Start jobs.Start
 }
 
 // Outcome says what became of a message.
@@ -159,17 +161,27 @@ func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message
 		out.Status, out.Reason = StatusSuppressed, "no recipient: the client has no "+map[bool]string{true: "e-mail address", false: "phone"}[ch.Type == channels.TypeEmail]
 		return out, nil
 	}
-	if m.ClientID != nil && m.Kind != KindReply {
+	// An opted-out client's message is suppressed (never a reply: the
+	// acknowledgement of STOP is one). The opt-out is read in the
+	// transaction that commits the attempt's start, set-based with the
+	// other starts of the worker's group commit; without a Start, or when
+	// quiet hours hold the message, on its own.
+	optOut := m.ClientID != nil && m.Kind != KindReply
+	suppressOptedOut := func() Outcome {
+		out.Status, out.Reason = StatusSuppressed, fmt.Sprintf("opted out: the client replied STOP on channel %q", ch.Key)
+		return out
+	}
+	until, quiet := settings.QuietUntil(m.Kind, d.Clock.Now(), acct.Location())
+	if optOut && (m.Start == nil || quiet) {
 		opted, err := channels.OptedOut(ctx, d.DB, acct, *m.ClientID, ch.ID)
 		if err != nil {
 			return Outcome{}, err
 		}
 		if opted {
-			out.Status, out.Reason = StatusSuppressed, fmt.Sprintf("opted out: the client replied STOP on channel %q", ch.Key)
-			return out, nil
+			return suppressOptedOut(), nil
 		}
 	}
-	if until, inside := settings.QuietUntil(m.Kind, d.Clock.Now(), acct.Location()); inside {
+	if quiet {
 		out.Status, out.Until = StatusDeferred, until
 		return out, nil
 	}
@@ -178,7 +190,11 @@ func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message
 		og.StatusCallback = strings.TrimRight(d.PublicURL, "/") + "/hooks/twilio/" + ch.UUID + "/status"
 	}
 	if m.Start != nil {
-		if err := m.Start(ctx, ch.ID); err != nil {
+		err := m.Start(ctx, ch.ID, optOut)
+		if errors.Is(err, jobs.ErrOptedOut) {
+			return suppressOptedOut(), nil
+		}
+		if err != nil {
 			return out, err
 		}
 	}
