@@ -140,31 +140,10 @@ type Deferred struct{ Until time.Time }
 func (d *Deferred) Error() string { return "deferred until " + d.Until.Format(time.RFC3339) }
 
 // QueueMessage writes one outbox message and the job that delivers it at
-// scheduledAt, in tx.
+// scheduledAt, in tx (queueMessages: inside quiet hours that hold the
+// message, the job is first due when they end).
 func QueueMessage(ctx context.Context, tx *db.Tx, acct account.Account, now time.Time, m Message, scheduledAt time.Time, payload map[string]any) error {
-	if scheduledAt.IsZero() {
-		scheduledAt = now
-	}
-	var id int64
-	var channelKey any
-	if m.ChannelKey != nil {
-		channelKey = *m.ChannelKey
-	}
-	err := tx.QueryRow(ctx, `INSERT INTO outbox (account_id, kind, channel, recipient, client_id, body, status, scheduled_at, created_at, source_type, source_id, channel_key)
-		VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?) RETURNING id`,
-		acct.ID, m.Kind, m.Channel, m.Recipient, nullID(m.ClientID), m.Body, db.Micros(scheduledAt), db.Micros(now), m.Source.Type, nullID(m.Source.ID), channelKey).Scan(&id)
-	if err != nil {
-		return fmt.Errorf("queue message: %w", err)
-	}
-	kind := KindDeliverMessage
-	if m.Kind == MsgWebhook {
-		kind = KindWebhookDelivery
-	}
-	if payload == nil {
-		payload = map[string]any{}
-	}
-	payload["outbox_id"] = id
-	return Enqueue(ctx, tx, acct, now, New{Kind: kind, Payload: payload, RunAt: scheduledAt, SourceType: m.Source.Type, SourceID: derefID(m.Source.ID), OutboxID: id})
+	return queueMessages(ctx, tx, acct, now, []queued{{m: m, scheduledAt: scheduledAt, payload: payload}})
 }
 
 // queued is one message for queueMessages.

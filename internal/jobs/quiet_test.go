@@ -66,3 +66,41 @@ func TestQuietHoursScheduleTheFirstTry(t *testing.T) {
 		})
 	}
 }
+
+// A single message (a seat offer, a booking's confirmation) follows the same
+// rule when it is queued: inside quiet hours that hold its kind, its job is
+// first due when they end; a kind they never hold is due at once.
+func TestQueueMessageInsideQuietHours(t *testing.T) {
+	madrid, _ := time.LoadLocation("Europe/Madrid")
+	night := time.Date(2026, 11, 23, 22, 30, 0, 0, madrid)
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		ctx := context.Background()
+		e := setup(t, store)
+		if _, err := store.Exec(ctx, `UPDATE accounts SET messaging = ? WHERE id = ?`, `{"quiet_hours":"21:00-09:00"}`, e.acct.ID); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			kind string
+			due  time.Time
+		}{
+			{jobs.MsgSeatOffer, time.Date(2026, 11, 24, 9, 0, 0, 0, madrid)},
+			{jobs.MsgConfirmation, night},
+		} {
+			err := store.Transact(ctx, func(tx *db.Tx) error {
+				return jobs.QueueMessage(ctx, tx, e.acct, night, jobs.Message{Kind: tc.kind, Channel: "sms", Recipient: "+34611000009",
+					Body: "Hola", Source: jobs.MessageSource{Type: "test"}}, night, nil)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var runAt int64
+			if err := store.QueryRow(ctx, `SELECT j.run_at FROM jobs j JOIN outbox o ON o.account_id = j.account_id AND o.id = j.outbox_id
+				WHERE o.account_id = ? AND o.kind = ?`, e.acct.ID, tc.kind).Scan(&runAt); err != nil {
+				t.Fatal(err)
+			}
+			if got := time.UnixMicro(runAt); !got.Equal(tc.due) {
+				t.Errorf("%s queued at 22:30: due %s, want %s", tc.kind, got.In(madrid), tc.due)
+			}
+		}
+	})
+}
