@@ -113,8 +113,9 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	rateCtx, stopRate := context.WithCancel(ctx)
 	defer stopRate()
 	go keyLimits.Run(rateCtx, *rateSync, log)
-	// PostgreSQL: tables that doubled since their last ANALYZE get one
-	// within seconds, not autovacuum's minute (db.KeepStatistics).
+	// PostgreSQL: tables that grew by half since their last ANALYZE get a
+	// VACUUM (ANALYZE) within seconds, not autovacuum's minute
+	// (db.KeepStatistics).
 	go store.KeepStatistics(rateCtx, *statsEvery, log)
 	adminToken := adminTokenFrom(env)
 	reg := prometheus.NewRegistry()

@@ -19,7 +19,7 @@ var AnalyzeEvery = clock.Range{Min: time.Second, Max: time.Hour}
 // 0 (never log) to an hour.
 var SlowQuery = clock.Range{Min: 0, Max: time.Hour}
 
-// KeepStatistics runs ANALYZE on PostgreSQL for each hot table that has
+// KeepStatistics runs VACUUM (ANALYZE) on PostgreSQL for each hot table that has
 // grown by half or more since it was last analyzed (and by at least 1,000
 // rows), checking every interval until ctx ends. Autovacuum does the same
 // only after its one-minute nap and a 10 % change: a young database that
@@ -54,8 +54,8 @@ func (db *DB) KeepStatistics(ctx context.Context, interval time.Duration, log *s
 	}
 }
 
-// AnalyzeGrown is one round of KeepStatistics; it returns after analyzing
-// the tables that needed it.
+// AnalyzeGrown is one round of KeepStatistics; it returns after vacuuming
+// and analyzing the tables that needed it.
 func (db *DB) AnalyzeGrown(ctx context.Context) error {
 	if db.dialect.Engine != Postgres || db.dialect.Citus {
 		return nil
@@ -81,7 +81,12 @@ func (db *DB) AnalyzeGrown(ctx context.Context) error {
 		return err
 	}
 	for _, name := range grown {
-		if _, err := db.sql.ExecContext(ctx, "ANALYZE "+name); err != nil {
+		// VACUUM too: it marks the new pages all-visible, and only then
+		// can a count be an index-only scan. Under the mixed load the stage
+		// counts of GET …/stages read 120,000 cards' heap rows (52 ms)
+		// before and none (9 ms) after. SKIP_LOCKED: a table autovacuum is
+		// working on is left to it.
+		if _, err := db.sql.ExecContext(ctx, "VACUUM (ANALYZE, SKIP_LOCKED) "+name); err != nil {
 			return err
 		}
 	}
