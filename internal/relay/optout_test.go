@@ -78,14 +78,7 @@ func TestOptOutsAtTheStartOfASend(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := &relay.Deliverer{DB: store, Secrets: e.box, Clock: e.clock, Providers: &channels.Providers{Targets: outbound.Policy{AllowPrivate: true}, Now: e.clock.Now}}
-		fx := &jobs.Effects{Targets: outbound.Policy{AllowPrivate: true}, Clock: e.clock, Sender: relay.JobSender{Deliverer: d}}
-		w := &jobs.Worker{DB: store, Clock: e.clock, Handlers: fx.Handlers(), Calls: fx.Calls()}
-		for range 3 {
-			if _, err := w.RunOnce(ctx); err != nil {
-				t.Fatal(err)
-			}
-		}
+		e.sendAll(t)
 		var got []string
 		for _, m := range fake.Accepted() {
 			got = append(got, m.Form.Get("To")+" "+m.Form.Get("Body"))
@@ -116,4 +109,18 @@ func TestOptOutsAtTheStartOfASend(t *testing.T) {
 			}
 		}
 	})
+}
+
+// sendAll runs three rounds of a job worker whose Sender delivers through
+// e's channels.
+func (e *env) sendAll(t *testing.T) {
+	t.Helper()
+	d := &relay.Deliverer{DB: e.store, Secrets: e.box, Clock: e.clock, Providers: &channels.Providers{Targets: outbound.Policy{AllowPrivate: true}, Now: e.clock.Now}}
+	fx := &jobs.Effects{Targets: outbound.Policy{AllowPrivate: true}, Clock: e.clock, Sender: relay.JobSender{Deliverer: d}}
+	w := &jobs.Worker{DB: e.store, Clock: e.clock, Handlers: fx.Handlers(), Calls: fx.Calls()}
+	for range 3 {
+		if _, err := w.RunOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -5,13 +5,10 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/frontdesk/frontdesk/internal/channels"
 	"github.com/frontdesk/frontdesk/internal/channels/channelstest"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/jobs"
-	"github.com/frontdesk/frontdesk/internal/outbound"
-	"github.com/frontdesk/frontdesk/internal/relay"
 )
 
 // TestVerificationCodeStaysOutOfChat: a verification code goes out through
@@ -40,14 +37,7 @@ func TestVerificationCodeStaysOutOfChat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := &relay.Deliverer{DB: store, Secrets: e.box, Clock: e.clock, Providers: &channels.Providers{Targets: outbound.Policy{AllowPrivate: true}, Now: e.clock.Now}}
-		fx := &jobs.Effects{Targets: outbound.Policy{AllowPrivate: true}, Clock: e.clock, Sender: relay.JobSender{Deliverer: d}}
-		w := &jobs.Worker{DB: store, Clock: e.clock, Handlers: fx.Handlers(), Calls: fx.Calls()}
-		for range 3 {
-			if _, err := w.RunOnce(ctx); err != nil {
-				t.Fatal(err)
-			}
-		}
+		e.sendAll(t)
 		if got := fake.Accepted(); len(got) != 2 {
 			t.Fatalf("Twilio got %d messages, want 2", len(got))
 		}
