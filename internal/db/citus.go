@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -71,6 +73,27 @@ func (db *DB) Distribute(ctx context.Context, log *slog.Logger) error {
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, key)
 
+	// Processes distributing other schemas of the same cluster at the same
+	// time (the tests do) can meet in a distributed deadlock, which Citus
+	// breaks by cancelling one of them: its transaction rolled back whole,
+	// so it is run again after a pause, as Transact does.
+	const attempts = 5
+	for i := 0; ; i++ {
+		err = db.distributeOnce(ctx, conn, log)
+		if err == nil || i == attempts-1 || !db.dialect.retryable(err) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(retryPause(i+1, rand.Float64())):
+		}
+	}
+}
+
+// distributeOnce is one attempt of Distribute, on conn (which holds the
+// schema's advisory lock).
+func (db *DB) distributeOnce(ctx context.Context, conn *sql.Conn, log *slog.Logger) error {
 	tables, err := schemaTables(ctx, conn)
 	if err != nil {
 		return err
