@@ -2,9 +2,10 @@
 -- Fewer index entries for the rows every ingest batch and every message
 -- write (docs/performance.md, "Index entries per row").
 -- jobs_outbox and jobs_source hold only the jobs their lookups ask for: a
--- delivery job by its message (outbox_id set), a booking's jobs (retention,
--- erasure and the withdrawal of a cancelled booking's messages). The
--- on-arrival jobs a batch creates, one per row, have neither and skip both.
+-- delivery job by its message (outbox_id set: retention, erasure), a
+-- booking's jobs (source_type 'booking': the withdrawal of a cancelled or
+-- moved booking's messages). The on-arrival jobs a batch creates, one per
+-- placed row, have neither and skip both.
 DROP INDEX jobs_outbox;
 CREATE INDEX jobs_outbox ON jobs (outbox_id) WHERE outbox_id IS NOT NULL;
 DROP INDEX jobs_source;
