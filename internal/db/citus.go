@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
-	"math/rand/v2"
 	"slices"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -77,18 +75,7 @@ func (db *DB) Distribute(ctx context.Context, log *slog.Logger) error {
 	// time (the tests do) can meet in a distributed deadlock, which Citus
 	// breaks by cancelling one of them: its transaction rolled back whole,
 	// so it is run again after a pause, as Transact does.
-	const attempts = 5
-	for i := 0; ; i++ {
-		err = db.distributeOnce(ctx, conn, log)
-		if err == nil || i == attempts-1 || !db.dialect.retryable(err) || ctx.Err() != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(retryPause(i+1, rand.Float64())):
-		}
-	}
+	return db.retrying(ctx, 5, func() error { return db.distributeOnce(ctx, conn, log) })
 }
 
 // distributeOnce is one attempt of Distribute, on conn (which holds the

@@ -353,7 +353,12 @@ func InTx[T any](ctx context.Context, store *DB, fn func(tx *Tx) (T, error)) (T,
 // that the transactions that collided do not collide again in step;
 // unique-key races are the caller's to resolve with ON CONFLICT.
 func (db *DB) Transact(ctx context.Context, fn func(tx *Tx) error) error {
-	const attempts = 4
+	return db.retrying(ctx, 4, func() error { return db.transactOnce(ctx, fn) })
+}
+
+// retrying runs once, a whole transaction, up to attempts times while it
+// fails with a serialization failure or a deadlock, after a retryPause.
+func (db *DB) retrying(ctx context.Context, attempts int, once func() error) error {
 	var err error
 	for i := 0; i < attempts; i++ {
 		if i > 0 {
@@ -363,7 +368,7 @@ func (db *DB) Transact(ctx context.Context, fn func(tx *Tx) error) error {
 			case <-time.After(retryPause(i, rand.Float64())):
 			}
 		}
-		err = db.transactOnce(ctx, fn)
+		err = once()
 		if err == nil || !db.dialect.retryable(err) || ctx.Err() != nil {
 			return err
 		}

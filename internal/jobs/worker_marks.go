@@ -125,56 +125,57 @@ func writeSents(ctx context.Context, tx *db.Tx, acctID int64, marks []sentMark) 
 // cannot be written fails alone (failed, by job); any other error is the
 // transaction's.
 func writeRecords(ctx context.Context, tx *db.Tx, batch []queuedRecord, failed map[int64]error) error {
-	type key struct{ acct int64 }
-	var (
-		starts = map[key][]int{}
-		sents  = map[key][]int{}
-		order  []key
-		seen   = map[key]bool{}
-	)
+	type marks struct{ starts, sents []int } // positions in batch
+	byAccount := map[int64]*marks{}
+	var accounts []int64
 	for i, q := range batch {
-		k := key{q.acct}
-		switch q.rec.(type) {
-		case startMark:
-			starts[k] = append(starts[k], i)
-		case sentMark:
-			sents[k] = append(sents[k], i)
-		default:
+		_, start := q.rec.(startMark)
+		_, sent := q.rec.(sentMark)
+		if !start && !sent {
 			if err := q.rec.Write(ctx, tx); err != nil {
 				return err
 			}
 			continue
 		}
-		if !seen[k] {
-			seen[k] = true
-			order = append(order, k)
+		m := byAccount[q.acct]
+		if m == nil {
+			m = &marks{}
+			byAccount[q.acct] = m
+			accounts = append(accounts, q.acct)
+		}
+		if start {
+			m.starts = append(m.starts, i)
+		} else {
+			m.sents = append(m.sents, i)
 		}
 	}
-	for _, k := range order {
-		if idx := starts[k]; len(idx) > 0 {
-			marks := make([]startMark, len(idx))
-			for n, i := range idx {
-				marks[n] = batch[i].rec.(startMark)
-			}
-			errs, err := writeStarts(ctx, tx, marks[0].acct, marks)
+	for _, acct := range accounts {
+		m := byAccount[acct]
+		if starts := recordsAt[startMark](batch, m.starts); len(starts) > 0 {
+			errs, err := writeStarts(ctx, tx, starts[0].acct, starts)
 			if err != nil {
 				return err
 			}
-			for n, i := range idx {
+			for n, i := range m.starts {
 				if errs[n] != nil {
 					failed[batch[i].job] = errs[n]
 				}
 			}
 		}
-		if idx := sents[k]; len(idx) > 0 {
-			marks := make([]sentMark, len(idx))
-			for n, i := range idx {
-				marks[n] = batch[i].rec.(sentMark)
-			}
-			if err := writeSents(ctx, tx, k.acct, marks); err != nil {
+		if sents := recordsAt[sentMark](batch, m.sents); len(sents) > 0 {
+			if err := writeSents(ctx, tx, acct, sents); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// recordsAt returns the Records of batch at positions idx, all of type T.
+func recordsAt[T Record](batch []queuedRecord, idx []int) []T {
+	out := make([]T, len(idx))
+	for n, i := range idx {
+		out[n] = batch[i].rec.(T)
+	}
+	return out
 }
