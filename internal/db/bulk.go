@@ -207,6 +207,17 @@ func insertUnnest(ctx context.Context, q Querier, table string, cols []string, r
 	if tail != "" {
 		stmt += " " + tail
 	}
+	if q.Dialect().Citus && tail != "" {
+		// Citus reports the rows an INSERT … SELECT sent to the shards, not
+		// those written: "INSERT 0 2" when ON CONFLICT skipped one of two.
+		// What RETURNING gives back is right, so the rows are counted there.
+		rows, err := q.Query(ctx, stmt+" RETURNING 1", args...)
+		if err != nil {
+			return 0, err
+		}
+		written, err := Int64s(rows)
+		return int64(len(written)), err
+	}
 	res, err := q.Exec(ctx, stmt, args...)
 	if err != nil {
 		return 0, err

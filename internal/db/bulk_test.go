@@ -61,3 +61,45 @@ func TestInsertManyValues(t *testing.T) {
 		}
 	})
 }
+
+// InsertManyCount counts only the rows written when ON CONFLICT skips
+// others, on a distributed table of a Citus cluster too (where the
+// statement's own count is the rows sent to the shards).
+func TestInsertManyCountSkipsConflicts(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		ctx := context.Background()
+		if _, err := store.Exec(ctx, `CREATE TABLE bulk_conflict (account_id BIGINT NOT NULL, id BIGINT NOT NULL, k TEXT NOT NULL, PRIMARY KEY (account_id, id))`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.Exec(ctx, `CREATE UNIQUE INDEX bulk_conflict_k ON bulk_conflict (account_id, k)`); err != nil {
+			t.Fatal(err)
+		}
+		if store.Dialect().Citus {
+			if _, err := store.Exec(ctx, `SELECT create_distributed_table('bulk_conflict', 'account_id')`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		const head, tail = `INSERT INTO bulk_conflict (account_id, id, k)`, `ON CONFLICT (account_id, k) DO NOTHING`
+		for _, tc := range []struct {
+			rows [][]any
+			want int64
+		}{
+			{[][]any{{int64(1), int64(1), "a"}}, 1},
+			{[][]any{{int64(1), int64(2), "a"}, {int64(1), int64(3), "b"}}, 1},
+			{[][]any{{int64(1), int64(4), "a"}, {int64(1), int64(5), "b"}}, 0},
+		} {
+			var n int64
+			err := store.Transact(ctx, func(tx *db.Tx) error {
+				var err error
+				n, err = db.InsertManyCount(ctx, tx, head, tc.rows, tail)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != tc.want {
+				t.Errorf("%v: %d rows counted, want %d", tc.rows, n, tc.want)
+			}
+		}
+	})
+}
