@@ -3,6 +3,7 @@ package contact_test
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
-// ByKeys answers what ByNationals and ByEmails answer, in one query.
+// ByKeys answers what ByNationals and ByEmails answer.
 func TestByKeysMatchesSingleLookups(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		acct, _ := acme(t, store)
@@ -60,6 +61,13 @@ func TestByKeysMatchesSingleLookups(t *testing.T) {
 			{"phones only", []string{"600700002", "600700004"}, nil,
 				map[string]int64{"600700002": shared1, "600700004": byEmailOnly}, map[string]int64{}},
 			{"e-mails only", nil, []string{"mail@example.com"}, map[string]int64{}, map[string]int64{"mail@example.com": byEmailOnly}},
+			// A client reached by both keys (a batch of known clients).
+			{"one client by both keys", []string{"600700002"}, []string{"shared@example.com"},
+				map[string]int64{"600700002": shared1}, map[string]int64{"shared@example.com": shared1}},
+			// The phone brings the younger of two clients sharing the
+			// e-mail: the e-mail still answers the oldest.
+			{"phone brings the younger owner", []string{"600700003"}, []string{"shared@example.com"},
+				map[string]int64{"600700003": sharedNew}, map[string]int64{"shared@example.com": shared1}},
 			{"nothing", nil, nil, map[string]int64{}, map[string]int64{}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
@@ -86,6 +94,15 @@ func TestByKeysMatchesSingleLookups(t *testing.T) {
 				}
 				if got, want := slices.Sorted(maps.Keys(ids(byPhone))), slices.Sorted(maps.Keys(ids(single))); fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Errorf("ByKeys phones %v, ByNationals %v", got, want)
+				}
+				// Whole clients, as ByEmails loads them, whichever
+				// statement brought them.
+				mails, err := contact.ByEmails(ctx, store, acct, tc.emails)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(byEmail, mails) {
+					t.Errorf("ByKeys e-mails %+v, ByEmails %+v", byEmail, mails)
 				}
 			})
 		}
