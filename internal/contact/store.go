@@ -33,6 +33,10 @@ type Client struct {
 	NationalID, Insurer, InsurancePolicy string
 	CreatedAt                            time.Time
 	UpdatedAt                            time.Time
+	// Version is the stored row's version as the lookups of this package
+	// read it (RowVersions); 0 when read otherwise or where the engine
+	// has none.
+	Version int64
 }
 
 // Name is the display name.
@@ -124,17 +128,19 @@ func Scan(row interface{ Scan(...any) error }, extra ...any) (Client, error) {
 }
 
 func query(ctx context.Context, q db.Querier, where string, args ...any) ([]Client, error) {
-	rows, err := q.Query(ctx, `SELECT `+Columns+` FROM clients c WHERE `+where, args...)
+	rows, err := q.Query(ctx, `SELECT `+Columns+`, `+versionColumn(q.Dialect())+` FROM clients c WHERE `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("find clients: %w", err)
 	}
 	defer rows.Close()
 	var out []Client
 	for rows.Next() {
-		c, err := Scan(rows)
+		var version int64
+		c, err := Scan(rows, &version)
 		if err != nil {
 			return nil, err
 		}
+		c.Version = version
 		out = append(out, c)
 	}
 	return out, rows.Err()

@@ -310,6 +310,41 @@ type batch struct {
 	tags    [][]Tag
 }
 
+// lockRewrites locks the clients of ids (PostgreSQL) and says whether one
+// the batch matched was written since its lookup: by its row version where
+// the engine keeps one (contact.RowVersions: one column per client instead
+// of all of them), else by reading it whole again.
+func (b *batch) lockRewrites(ctx context.Context, ids []int64) (stale bool, err error) {
+	if contact.RowVersions(b.tx.Dialect()) {
+		versions, err := contact.LockVersions(ctx, b.tx, b.acct, ids)
+		if err != nil {
+			return false, err
+		}
+		for _, c := range b.matched {
+			if c == nil {
+				continue
+			}
+			if v, ok := versions[c.ID]; ok && v != c.Version {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	fresh, err := contact.LockByIDs(ctx, b.tx, b.acct, ids)
+	if err != nil {
+		return false, err
+	}
+	for _, c := range b.matched {
+		if c == nil {
+			continue
+		}
+		if f, ok := fresh[c.ID]; ok && !reflect.DeepEqual(f, *c) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 func (b *batch) run(ctx context.Context) (*IngestResult, error) {
 	rows := b.req.Rows
 
@@ -360,18 +395,9 @@ func (b *batch) run(ctx context.Context) (*IngestResult, error) {
 		if len(rewrite) == 0 {
 			break
 		}
-		fresh, err := contact.LockByIDs(ctx, b.tx, b.acct, rewrite)
+		stale, err := b.lockRewrites(ctx, rewrite)
 		if err != nil {
 			return nil, err
-		}
-		stale := false
-		for _, c := range b.matched {
-			if c == nil {
-				continue
-			}
-			if f, ok := fresh[c.ID]; ok && !reflect.DeepEqual(f, *c) {
-				stale = true
-			}
 		}
 		if !stale {
 			break
