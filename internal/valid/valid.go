@@ -83,6 +83,10 @@ func ParseJSON(data []byte) (any, error) {
 		}
 		return nil, Error{{Loc: []any{"body"}, Type: "json_invalid", Msg: fmt.Sprintf("JSON decode error: invalid UTF-8 at byte offset %d", at)}}
 	}
+	if v, ok := readTree(data); ok {
+		return v, nil
+	}
+	// Not a document readTree reads: encoding/json says what is wrong.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
