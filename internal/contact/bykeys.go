@@ -68,7 +68,7 @@ func emailOwners(ctx context.Context, q db.Querier, acct account.Account, emails
 	}
 	out := make(map[string]int64, len(norm))
 	err := chunk(dedupe(norm), func(part []string) error {
-		in, args := db.In(part)
+		in, args := db.InKeys(part)
 		// No ORDER BY, as in ByEmails: the oldest is picked here.
 		rows, err := q.Query(ctx, `SELECT c.id, c.email_norm FROM clients c WHERE c.account_id = ? AND c.email_norm IN `+in, append([]any{acct.ID}, args...)...)
 		if err != nil {

@@ -167,7 +167,7 @@ func chunk[T any](vals []T, fn func([]T) error) error {
 func ByIDs(ctx context.Context, q db.Querier, acct account.Account, ids []int64) (map[int64]Client, error) {
 	out := make(map[int64]Client, len(ids))
 	err := chunk(dedupe(ids), func(part []int64) error {
-		in, args := db.In(part)
+		in, args := db.InKeys(part)
 		found, err := query(ctx, q, `c.account_id = ? AND c.id IN `+in, append([]any{acct.ID}, args...)...)
 		for _, c := range found {
 			out[c.ID] = c
@@ -182,7 +182,7 @@ func ByIDs(ctx context.Context, q db.Querier, acct account.Account, ids []int64)
 func ByNationals(ctx context.Context, q db.Querier, acct account.Account, nationals []string) (map[string]Client, error) {
 	out := make(map[string]Client, len(nationals))
 	err := chunk(dedupe(nationals), func(part []string) error {
-		in, args := db.In(part)
+		in, args := db.InKeys(part)
 		found, err := query(ctx, q, `c.account_id = ? AND c.phone_national IN `+in, append([]any{acct.ID}, args...)...)
 		for _, c := range found {
 			out[c.Phone.National] = c
@@ -202,7 +202,7 @@ func ByEmails(ctx context.Context, q db.Querier, acct account.Account, emails []
 	}
 	out := make(map[string]Client, len(norm))
 	err := chunk(dedupe(norm), func(part []string) error {
-		in, args := db.In(part)
+		in, args := db.InKeys(part)
 		// No ORDER BY: on SQLite without statistics it makes the planner walk
 		// the (account_id, id) index over every client of the account instead
 		// of looking the e-mails up; the oldest is picked here instead.
@@ -341,7 +341,7 @@ func LockByIDs(ctx context.Context, tx *db.Tx, acct account.Account, ids []int64
 	}
 	out := make(map[int64]Client, len(ids))
 	err := chunk(dedupe(ids), func(part []int64) error {
-		in, args := db.In(part)
+		in, args := db.InKeys(part)
 		found, err := query(ctx, tx, `c.account_id = ? AND c.id IN `+in+` ORDER BY c.id FOR UPDATE`, append([]any{acct.ID}, args...)...)
 		for _, c := range found {
 			out[c.ID] = c

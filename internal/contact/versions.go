@@ -41,7 +41,7 @@ func LockVersions(ctx context.Context, tx *db.Tx, acct account.Account, ids []in
 	}
 	out := make(map[int64]int64, len(ids))
 	err := chunk(dedupe(ids), func(part []int64) error {
-		in, args := db.In(part)
+		in, args := db.InKeys(part)
 		rows, err := tx.Query(ctx, `SELECT c.id, `+versionColumn(tx.Dialect())+` FROM clients c
 			WHERE c.account_id = ? AND c.id IN `+in+` ORDER BY c.id FOR UPDATE`, append([]any{acct.ID}, args...)...)
 		if err != nil {

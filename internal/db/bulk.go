@@ -349,8 +349,12 @@ func updateMany(ctx context.Context, tx *Tx, acctID int64, table string, names, 
 	if tx.Dialect().Engine == Postgres {
 		// The ids again, as an index condition the planner sees whatever
 		// it estimates of the unnest: without it, a table whose statistics
-		// are older than its rows is planned as a sequential scan.
-		cond += " AND " + table + ".id = ANY(CAST(? AS bigint[]))"
+		// are older than its rows is planned as a sequential scan. Not
+		// shown the ids (an InitPlan, as InKeys): shown 500 of them, it
+		// read every row of the account through the primary key's first
+		// column and filtered them (7 ms of a 500-client UPDATE at 20,000
+		// clients, against 1 ms for the probes).
+		cond += " AND " + table + ".id = ANY(CAST((SELECT CAST(? AS bigint[])) AS bigint[]))"
 	}
 	if where != "" {
 		cond += " AND (" + where + ")"
