@@ -186,22 +186,38 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 		if err != nil {
 			return nil, err
 		}
-		insert := make([][]any, len(fresh))
-		for j, i := range fresh {
-			out[i].cardID = cardIDs[j]
-			insert[j] = []any{cardIDs[j], acct.ID, pipelineID, want[i].clientID, stage.ID, opt.source, nullFloat(want[i].leadValue),
-				nullInt(out[i].assignee), us, us, us}
-		}
 		// A client is locked by the batch only when its stored values change
 		// (or it is new), so another batch of the account may be placing the
 		// same existing client on this pipeline right now: the active-card
-		// index decides, and the loser reports the winner's card.
-		n, err := db.InsertManyCount(ctx, tx, `INSERT INTO cards (id, account_id, pipeline_id, client_id, stage_id, entry_source, lead_value,
-			assigned_user_id, added_at, stage_entered_at, updated_at)`, insert, `ON CONFLICT (account_id, pipeline_id, client_id) WHERE status = 'active' DO NOTHING`)
+		// index decides, and the loser reports the winner's card. The first
+		// card of a client created in this transaction cannot conflict with
+		// anything and skips the check (docs/performance.md, "Rows that
+		// cannot conflict"); it is inserted first, so another row of the
+		// batch naming the same new client finds it.
+		var plain, guarded [][]any
+		first := make(map[int64]bool, len(fresh))
+		for j, i := range fresh {
+			out[i].cardID = cardIDs[j]
+			row := []any{cardIDs[j], acct.ID, pipelineID, want[i].clientID, stage.ID, opt.source, nullFloat(want[i].leadValue),
+				nullInt(out[i].assignee), us, us, us}
+			if want[i].newClient && !first[want[i].clientID] {
+				first[want[i].clientID] = true
+				plain = append(plain, row)
+			} else {
+				guarded = append(guarded, row)
+			}
+		}
+		const head = `INSERT INTO cards (id, account_id, pipeline_id, client_id, stage_id, entry_source, lead_value,
+			assigned_user_id, added_at, stage_entered_at, updated_at)`
+		n, err := db.InsertManyCount(ctx, tx, head, plain, "")
 		if err != nil {
 			return nil, fmt.Errorf("insert cards: %w", err)
 		}
-		if int(n) < len(fresh) {
+		m, err := db.InsertManyCount(ctx, tx, head, guarded, `ON CONFLICT (account_id, pipeline_id, client_id) WHERE status = 'active' DO NOTHING`)
+		if err != nil {
+			return nil, fmt.Errorf("insert cards: %w", err)
+		}
+		if n += m; int(n) < len(fresh) {
 			if fresh, err = raced(ctx, tx, acct, pipelineID, want, out, fresh, cardIDs); err != nil {
 				return nil, err
 			}
