@@ -116,19 +116,12 @@ func (r *treeReader) object(depth int) (any, bool) {
 			return nil, false
 		}
 		m[k] = v
-		r.space()
-		if r.at >= len(r.data) {
+		end, ok := r.after('}')
+		if !ok {
 			return nil, false
 		}
-		switch r.data[r.at] {
-		case ',':
-			r.at++
-			r.space()
-		case '}':
-			r.at++
+		if end {
 			return m, true
-		default:
-			return nil, false
 		}
 	}
 }
@@ -150,21 +143,33 @@ func (r *treeReader) array(depth int) (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		r.space()
-		if r.at >= len(r.data) {
+		end, ok := r.after(']')
+		if !ok {
 			return nil, false
 		}
-		switch r.data[r.at] {
-		case ',':
-			r.at++
-			r.space()
-		case ']':
-			r.at++
+		if end {
 			return a, true
-		default:
-			return nil, false
 		}
 	}
+}
+
+// after reads what follows a member of an object or array: a comma (more
+// follow) or the closing bracket (end).
+func (r *treeReader) after(closing byte) (end, ok bool) {
+	r.space()
+	if r.at >= len(r.data) {
+		return false, false
+	}
+	switch r.data[r.at] {
+	case ',':
+		r.at++
+		r.space()
+		return false, true
+	case closing:
+		r.at++
+		return true, true
+	}
+	return false, false
 }
 
 // number reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? as its text.
