@@ -189,11 +189,12 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 		// A client is locked by the batch only when its stored values change
 		// (or it is new), so another batch of the account may be placing the
 		// same existing client on this pipeline right now: the active-card
-		// index decides, and the loser reports the winner's card. The first
-		// card of a client created in this transaction cannot conflict with
+		// index decides, and the loser reports the winner's card. The card
+		// of a client created in this transaction cannot conflict with
 		// anything and skips the check (docs/performance.md, "Rows that
-		// cannot conflict"); it is inserted first, so another row of the
-		// batch naming the same new client finds it.
+		// cannot conflict"). A batch never places a new client twice (the
+		// second row naming it is a duplicate and fails); were it to, only
+		// the first card would skip the check, and it is inserted first.
 		var plain, guarded [][]any
 		first := make(map[int64]bool, len(fresh))
 		for j, i := range fresh {
