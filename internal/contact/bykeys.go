@@ -62,12 +62,9 @@ func ByKeys(ctx context.Context, q db.Querier, acct account.Account, nationals, 
 // emailOwners maps each of these e-mails (by NormEmail) that a client of
 // acct has to its oldest such client's id.
 func emailOwners(ctx context.Context, q db.Querier, acct account.Account, emails []string) (map[string]int64, error) {
-	norm := make([]string, 0, len(emails))
-	for _, e := range emails {
-		norm = append(norm, NormEmail(e))
-	}
+	norm := normEmails(emails)
 	out := make(map[string]int64, len(norm))
-	err := chunk(dedupe(norm), func(part []string) error {
+	err := chunk(norm, func(part []string) error {
 		in, args := db.InKeys(part)
 		// No ORDER BY, as in ByEmails: the oldest is picked here.
 		rows, err := q.Query(ctx, `SELECT c.id, c.email_norm FROM clients c WHERE c.account_id = ? AND c.email_norm IN `+in, append([]any{acct.ID}, args...)...)

@@ -196,12 +196,9 @@ func ByNationals(ctx context.Context, q db.Querier, acct account.Account, nation
 // case-insensitively), keyed by NormEmail. E-mail is not unique: when several
 // clients share one, the oldest wins.
 func ByEmails(ctx context.Context, q db.Querier, acct account.Account, emails []string) (map[string]Client, error) {
-	norm := make([]string, 0, len(emails))
-	for _, e := range emails {
-		norm = append(norm, NormEmail(e))
-	}
+	norm := normEmails(emails)
 	out := make(map[string]Client, len(norm))
-	err := chunk(dedupe(norm), func(part []string) error {
+	err := chunk(norm, func(part []string) error {
 		in, args := db.InKeys(part)
 		// No ORDER BY: on SQLite without statistics it makes the planner walk
 		// the (account_id, id) index over every client of the account instead
@@ -216,6 +213,15 @@ func ByEmails(ctx context.Context, q db.Querier, acct account.Account, emails []
 		return err
 	})
 	return out, err
+}
+
+// normEmails returns the distinct NormEmail forms of emails.
+func normEmails(emails []string) []string {
+	norm := make([]string, 0, len(emails))
+	for _, e := range emails {
+		norm = append(norm, NormEmail(e))
+	}
+	return dedupe(norm)
 }
 
 func dedupe[T comparable](vals []T) []T {

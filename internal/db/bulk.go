@@ -354,7 +354,7 @@ func updateMany(ctx context.Context, tx *Tx, acctID int64, table string, names, 
 		// read every row of the account through the primary key's first
 		// column and filtered them (7 ms of a 500-client UPDATE at 20,000
 		// clients, against 1 ms for the probes).
-		cond += " AND " + table + ".id = ANY(CAST((SELECT CAST(? AS bigint[])) AS bigint[]))"
+		cond += " AND " + table + ".id = ANY(" + hiddenArray("bigint[]") + ")"
 	}
 	if where != "" {
 		cond += " AND (" + where + ")"

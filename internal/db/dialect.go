@@ -184,6 +184,12 @@ func InKeys[T int64 | string](vals []T) (string, []any) {
 	return in, []any{l}
 }
 
+// hiddenArray is an array parameter of SQL type typ (bigint[], text[])
+// that the planner is not shown: it comes from an InitPlan (InKeys).
+func hiddenArray(typ string) string {
+	return "CAST((SELECT CAST(? AS " + typ + ")) AS " + typ + ")"
+}
+
 // expand rewrites the placeholders bound to In lists.
 func (d Dialect) expand(q string, args []any) (string, []any) {
 	has := false
@@ -232,7 +238,7 @@ func (d Dialect) expand(q string, args []any) (string, []any) {
 					out = append(out, l.strs)
 				}
 				if l.keys {
-					b.WriteString("CAST((SELECT CAST(? AS " + typ + ")) AS " + typ + ")")
+					b.WriteString(hiddenArray(typ))
 				} else {
 					b.WriteString("CAST(? AS " + typ + ")")
 				}
