@@ -28,8 +28,10 @@ type messaging struct {
 }
 
 // newMessaging builds the worker's Sender and the providers' callbacks;
-// sendTimeout bounds every provider call the worker makes (--send-timeout).
-func newMessaging(env *Env, store *db.DB, log *slog.Logger, box *secrets.Box, publicURL string, reg prometheus.Registerer, sendTimeout time.Duration) (messaging, error) {
+// every provider call the worker makes is bounded in time (--send-timeout)
+// and in number per channel (--worker-per-receiver).
+func newMessaging(env *Env, store *db.DB, log *slog.Logger, box *secrets.Box, publicURL string, reg prometheus.Registerer, wf workerFlags) (messaging, error) {
+	sendTimeout := *wf.sendTimeout
 	clk := env.Clock
 	metrics := relay.NewMetrics(reg)
 	providers, err := newProviders(env, log)
@@ -37,7 +39,8 @@ func newMessaging(env *Env, store *db.DB, log *slog.Logger, box *secrets.Box, pu
 		return messaging{}, err
 	}
 	providers.SMTP.Timeout = sendTimeout
-	d := &relay.Deliverer{DB: store, Secrets: box, Clock: clk, Providers: providers, PublicURL: publicURL, SendTimeout: sendTimeout}
+	d := &relay.Deliverer{DB: store, Secrets: box, Clock: clk, Providers: providers, PublicURL: publicURL, SendTimeout: sendTimeout,
+		Slots: wf.slots()}
 	hooks := &relay.Hooks{DB: store, Secrets: box, Clock: clk, Answer: relay.QueueAnswer, Metrics: metrics, Log: log}
 	// Replies that act (docs/contract.md, Replies that act), first to act wins: a yes/no
 	// answers the client's live seat offer first (its hold is about to

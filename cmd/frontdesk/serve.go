@@ -119,7 +119,7 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	go store.KeepStatistics(rateCtx, *statsEvery, log)
 	adminToken := adminTokenFrom(env)
 	reg := prometheus.NewRegistry()
-	msg, err := newMessaging(env, store, log, box, pub, reg, *wf.sendTimeout)
+	msg, err := newMessaging(env, store, log, box, pub, reg, wf)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 type workerFlags struct {
 	poll        *time.Duration
 	concurrency *int
+	perReceiver *int
 	batch       *int
 	heartbeat   *time.Duration
 	stale       *time.Duration
@@ -31,9 +32,11 @@ type workerFlags struct {
 func addWorkerFlags(f *flags) workerFlags {
 	return workerFlags{
 		poll:        f.DurationIn("poll", time.Second, jobs.PollEvery, "job worker: pause between polls when no job is due"),
-		concurrency: f.Int("worker-concurrency", 8, "job worker: external calls (message sends, webhooks) run at once by this process"),
-		batch:       f.Int("worker-batch", 1000, "job worker: jobs claimed per poll"),
-		heartbeat:   f.DurationIn("worker-heartbeat", jobs.DefaultHeartbeat, jobs.HeartbeatEvery, "job worker: how often this process says it is alive (worker_instances)"),
+		concurrency: f.Int("worker-concurrency", jobs.DefaultConcurrency, "job worker: external calls (message sends, webhooks) run at once by this process, over all receivers"),
+		perReceiver: f.Int("worker-per-receiver", jobs.DefaultPerReceiver,
+			"job worker: of those, the most run at once to one receiver (a channel's provider, a webhook's host)"),
+		batch:     f.Int("worker-batch", 1000, "job worker: jobs claimed per poll"),
+		heartbeat: f.DurationIn("worker-heartbeat", jobs.DefaultHeartbeat, jobs.HeartbeatEvery, "job worker: how often this process says it is alive (worker_instances)"),
 		stale: f.DurationIn("worker-stale", jobs.DefaultStale, jobs.StaleAfter,
 			"job worker: a worker silent this long is dead, and other workers take over the jobs it claimed (at least twice --worker-heartbeat)"),
 		sendTimeout: f.DurationIn("send-timeout", jobs.DefaultSendTimeout, jobs.SendTimeouts,
@@ -41,11 +44,16 @@ func addWorkerFlags(f *flags) workerFlags {
 	}
 }
 
+// slots bounds the calls to one receiver (--worker-per-receiver).
+func (wf workerFlags) slots() *jobs.Slots { return &jobs.Slots{Per: *wf.perReceiver} }
+
 // check refuses settings under which live workers could look dead.
 func (wf workerFlags) check(env *Env) error {
 	switch {
 	case *wf.heartbeat <= 0 || *wf.stale <= 0 || *wf.sendTimeout <= 0:
 		fmt.Fprintln(env.Stderr, "--worker-heartbeat, --worker-stale and --send-timeout must be positive")
+	case *wf.concurrency < 1 || *wf.perReceiver < 1:
+		fmt.Fprintln(env.Stderr, "--worker-concurrency and --worker-per-receiver must be at least 1")
 	case *wf.stale < 2**wf.heartbeat:
 		fmt.Fprintf(env.Stderr, "--worker-stale (%s) must be at least twice --worker-heartbeat (%s): a worker whose beat is a little late would look dead\n",
 			*wf.stale, *wf.heartbeat)
@@ -71,7 +79,8 @@ func (w jobWorker) Run(ctx context.Context) error {
 
 // newWorker builds the job worker every process runs the same way.
 func newWorker(store *db.DB, clk clock.Clock, log *slog.Logger, wf workerFlags, box *secrets.Box, sender jobs.Sender, targets outbound.Policy) jobWorker {
-	fx := &jobs.Effects{Clock: clk, Secrets: box, Sender: sender, SendTimeout: *wf.sendTimeout, Targets: targets}
+	fx := &jobs.Effects{Clock: clk, Secrets: box, Sender: sender, SendTimeout: *wf.sendTimeout, Targets: targets,
+		WebhookSlots: wf.slots()}
 	seatOffers := func(ctx context.Context, now time.Time) error {
 		_, err := offers.RunDue(ctx, store, now)
 		return err
@@ -110,7 +119,7 @@ func cmdWorker(ctx context.Context, args []string, env *Env) error {
 	}
 	defer store.Close()
 	log.Info("worker started", "database", store.Engine())
-	msg, err := newMessaging(env, store, log, box, publicURLFrom(*publicURL, env), nil, *wf.sendTimeout)
+	msg, err := newMessaging(env, store, log, box, publicURLFrom(*publicURL, env), nil, wf)
 	if err != nil {
 		return err
 	}

@@ -50,6 +50,14 @@ func (m ChannelMessage) columns() (kind, typ string, media, provider any) {
 	return kind, typ, media, provider
 }
 
+// sentAt is when the message was sent: its own time, or now when it has none.
+func (m ChannelMessage) sentAt(now time.Time) time.Time {
+	if m.At.IsZero() {
+		return now
+	}
+	return m.At
+}
+
 // RecordChannelMessage appends m to the account's open conversation with
 // that number on that channel (status not resolved or expired, last message
 // within OpenWindow), or opens one (direction inbound or outbound after the
@@ -79,10 +87,7 @@ func RecordChannelMessage(ctx context.Context, tx *db.Tx, acct account.Account, 
 			return 0, 0, false, fmt.Errorf("find provider message: %w", err)
 		}
 	}
-	at := m.At
-	if at.IsZero() {
-		at = now
-	}
+	at := m.sentAt(now)
 	err = tx.QueryRow(ctx, `SELECT id FROM conversations
 		WHERE account_id = ? AND channel_id = ? AND phone_national = ? AND status NOT IN ('resolved', 'expired') AND last_message_at >= ?
 		ORDER BY last_message_at DESC, id DESC LIMIT 1`,
@@ -226,8 +231,22 @@ func RecordChannelMessages(ctx context.Context, tx *db.Tx, acct account.Account,
 			return err
 		}
 	}
+	// What the messages add to their conversations, by number.
+	type added struct{ n, last int64 }
+	adds := map[key]*added{}
+	for _, m := range record {
+		k := key{m.ChannelID, m.PhoneNational}
+		a := adds[k]
+		if a == nil {
+			a = &added{}
+			adds[k] = a
+		}
+		a.n++
+		a.last = max(a.last, db.Micros(m.sentAt(now)))
+	}
 	// Open a conversation for each number whose first recorded message
-	// finds none, as its direction says.
+	// finds none, as its direction says, already counting the messages
+	// it gets below (one write per new conversation instead of two).
 	var open []ChannelMessage
 	for _, m := range record {
 		k := key{m.ChannelID, m.PhoneNational}
@@ -247,41 +266,34 @@ func RecordChannelMessages(ctx context.Context, tx *db.Tx, acct account.Account,
 			if m.Inbound {
 				direction = "inbound"
 			}
-			convs[key{m.ChannelID, m.PhoneNational}] = ids[i]
-			rows[i] = []any{ids[i], acct.ID, m.Phone, m.PhoneNational, "new", direction, "", int64(0), db.Micros(now), db.Micros(now), m.ChannelID}
+			k := key{m.ChannelID, m.PhoneNational}
+			convs[k] = ids[i]
+			a := adds[k]
+			rows[i] = []any{ids[i], acct.ID, m.Phone, m.PhoneNational, "new", direction, "", a.n, a.last, db.Micros(now), db.Micros(now), m.ChannelID}
+			delete(adds, k) // counted
 		}
-		if err := db.InsertMany(ctx, tx, `INSERT INTO conversations (id, account_id, customer_phone_number, phone_national, status, direction, summary, message_count, created_at, updated_at, channel_id)`, rows, ""); err != nil {
+		if err := db.InsertMany(ctx, tx, `INSERT INTO conversations (id, account_id, customer_phone_number, phone_national, status, direction, summary, message_count, last_message_at, created_at, updated_at, channel_id)`, rows, ""); err != nil {
 			return fmt.Errorf("open conversations for channel messages: %w", err)
 		}
 	}
-	// The messages, and what they add to their conversations.
-	type added struct{ n, last int64 }
-	adds := map[int64]*added{}
-	var touched []int64
 	msgs := make([][]any, len(record))
 	for i, m := range record {
 		conv := convs[key{m.ChannelID, m.PhoneNational}]
 		kind, typ, media, provider := m.columns()
-		at := m.At
-		if at.IsZero() {
-			at = now
-		}
-		msgs[i] = []any{acct.ID, conv, kind, typ, m.Content, media, db.Micros(at), db.Micros(now), m.ChannelID, provider}
-		a := adds[conv]
-		if a == nil {
-			a = &added{}
-			adds[conv] = a
-			touched = append(touched, conv)
-		}
-		a.n++
-		a.last = max(a.last, db.Micros(at))
+		msgs[i] = []any{acct.ID, conv, kind, typ, m.Content, media, db.Micros(m.sentAt(now)), db.Micros(now), m.ChannelID, provider}
 	}
 	if err := db.InsertMany(ctx, tx, `INSERT INTO messages (account_id, conversation_id, sender_kind, message_type, content, media, sent_at, created_at, channel_id, provider_message_id)`, msgs, ""); err != nil {
 		return fmt.Errorf("record channel messages: %w", err)
 	}
-	values := make([][]any, len(touched))
-	for i, id := range touched {
-		values[i] = []any{id, adds[id].n, adds[id].last}
+	// The conversations that were open already take their new messages.
+	var values [][]any
+	for _, k := range order {
+		if a := adds[k]; a != nil {
+			values = append(values, []any{convs[k], a.n, a.last})
+		}
+	}
+	if len(values) == 0 {
+		return nil
 	}
 	moved := db.Micros(now)
 	if err := db.UpdateMany(ctx, tx, acct.ID, "conversations", []string{"id", "n", "last"}, []string{"BIGINT", "BIGINT", "BIGINT"},

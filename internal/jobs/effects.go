@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
@@ -27,7 +28,10 @@ type Effects struct {
 	Targets outbound.Policy
 	// WebhookTimeout bounds one delivery (default 10 s).
 	WebhookTimeout time.Duration
-	http           *http.Client
+	// WebhookSlots bounds the deliveries under way at once to one host
+	// (nil: no bound).
+	WebhookSlots *Slots
+	http         *http.Client
 	// Secrets opens webhook secrets sealed at rest (the stored value, and
 	// the copy in a delivery job's payload, stay sealed until the request is
 	// signed); nil opens only plaintext secrets.
@@ -275,6 +279,11 @@ func (e *Effects) postWebhook(ctx context.Context, store *db.DB, _ Commit, acct 
 	if err != nil {
 		return countAttempt, fmt.Errorf("webhook delivery %d: cannot open its signing secret: %w", m.ID, err)
 	}
+	release, err := e.webhookSlot(ctx, m.Recipient)
+	if err != nil {
+		return countAttempt, err
+	}
+	defer release()
 	if err := postWebhookRequest(ctx, e.http, m.Recipient, secret, []byte(m.Body), e.Clock.Now()); err != nil {
 		if errors.Is(err, outbound.ErrNotAllowed) {
 			return countAttempt, Permanent(err) // only another URL fixes it
@@ -282,6 +291,18 @@ func (e *Effects) postWebhook(ctx context.Context, store *db.DB, _ Commit, acct 
 		return countAttempt, err
 	}
 	return nil, nil
+}
+
+// webhookSlot waits for a slot of target's host (WebhookSlots).
+func (e *Effects) webhookSlot(ctx context.Context, target string) (release func(), err error) {
+	if e.WebhookSlots == nil {
+		return func() {}, nil
+	}
+	host := target
+	if u, err := url.Parse(target); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	return e.WebhookSlots.Acquire(ctx, "webhook/"+host)
 }
 
 // deliverMessage completes a message its Call sent: it is billed (one

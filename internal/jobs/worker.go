@@ -73,7 +73,8 @@ type Worker struct {
 	// BatchHandlers are the set-based form of some Handlers (optional).
 	BatchHandlers map[string]BatchHandler
 	Calls         map[string]Call
-	// Concurrency is how many Calls run at once (default 8).
+	// Concurrency is how many Calls run at once (default
+	// DefaultConcurrency); Slots bound them per receiver.
 	Concurrency int
 	// Poll is the pause between empty polls (default 1 s).
 	Poll time.Duration
@@ -180,7 +181,8 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	err := w.DB.Transact(ctx, func(tx *db.Tx) error {
 		clear(accounts)
 		now := w.Clock.Now()
-		jobs, err := w.claim(ctx, tx, now)
+		leased = now.Add(w.lease())
+		jobs, err := w.claim(ctx, tx, now, leased)
 		if err != nil {
 			return err
 		}
@@ -192,10 +194,6 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 			} else {
 				local = append(local, j)
 			}
-		}
-		leased = now.Add(w.lease())
-		if err := w.leaseJobs(ctx, tx, calls, leased); err != nil {
-			return err
 		}
 		// The Calls run without a transaction: their accounts are loaded
 		// here, once each.

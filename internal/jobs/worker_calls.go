@@ -27,7 +27,7 @@ type callOutcome struct {
 func (w *Worker) runCalls(ctx context.Context, accounts accountCache, jobs []Job, leased time.Time) {
 	conc := w.Concurrency
 	if conc <= 0 {
-		conc = 8
+		conc = DefaultConcurrency
 	}
 	records := w.newRecorder(ctx)
 	callCtx := w.startRound(ctx, jobs)

@@ -19,11 +19,14 @@ import (
 
 // claim selects up to Batch due jobs in tx (FOR UPDATE SKIP LOCKED on
 // PostgreSQL, so concurrent workers take disjoint batches), counts their
-// attempt and names this worker their claimer. Due are, in this order: the
+// attempt, names this worker their claimer and leases them until until: the
+// fallback that frees them should this worker stop without its instance row
+// saying so (the jobs completed in the same transaction drop the lease
+// there). Due are, in this order: the
 // running jobs of instances known dead (worker_instances.go), running jobs
 // whose lease ran out (a worker died before instances beat, or its beats
 // stopped reaching the database), and pending jobs whose time has come.
-func (w *Worker) claim(ctx context.Context, tx *db.Tx, now time.Time) ([]Job, error) {
+func (w *Worker) claim(ctx context.Context, tx *db.Tx, now, until time.Time) ([]Job, error) {
 	batch := w.Batch
 	if batch <= 0 {
 		batch = 1000
@@ -98,9 +101,9 @@ func (w *Worker) claim(ctx context.Context, tx *db.Tx, now time.Time) ([]Job, er
 	// could not lock (Citus), a job another worker claimed meanwhile is
 	// left out of the answer and so out of this round.
 	in, args := inJobs(out)
-	rows, err := tx.Query(ctx, `UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = NULL, claimed_by = ?
+	rows, err := tx.Query(ctx, `UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = ?, claimed_by = ?
 		WHERE `+in+` AND (`+strings.Join(claimable, " OR ")+`) RETURNING id, attempts`,
-		append(append([]any{w.instance()}, args...), due...)...)
+		append(append([]any{db.Micros(until), w.instance()}, args...), due...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -151,17 +154,6 @@ func jobIDs(jobs []Job) []int64 {
 		ids[i] = j.ID
 	}
 	return ids
-}
-
-// leaseJobs leases jobs until until: the fallback that frees them should
-// this worker stop without its instance row saying so.
-func (w *Worker) leaseJobs(ctx context.Context, tx *db.Tx, jobs []Job, until time.Time) error {
-	if len(jobs) == 0 {
-		return nil
-	}
-	in, args := inJobs(jobs)
-	_, err := tx.Exec(ctx, `UPDATE jobs SET locked_until = ? WHERE `+in, append([]any{db.Micros(until)}, args...)...)
-	return err
 }
 
 // renew extends the lease of those of jobs that are still this worker's and

@@ -90,6 +90,10 @@ type Deliverer struct {
 	// jobs.DefaultSendTimeout): the worker waits that long after a call
 	// was cut off before it asks again (jobs/send_attempt.go).
 	SendTimeout time.Duration
+	// Slots bounds the messages handed to one channel's provider at once
+	// (nil: no bound). The log channel, which has no provider, is not
+	// bounded by it.
+	Slots *jobs.Slots
 }
 
 // settingsKey and channelKey name what Deliver memoises per round.
@@ -132,6 +136,11 @@ func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message
 		return Outcome{}, err
 	}
 	out := Outcome{ChannelID: ch.ID, ChannelKey: ch.Key, Type: ch.Type, Provider: ch.Provider}
+	release, err := d.hold(ctx, ch)
+	if err != nil {
+		return out, err
+	}
+	defer release()
 	if m.Started != nil {
 		found, unsure, err := d.settleDoubt(ctx, acct, m, ch)
 		if err != nil || found != nil {
@@ -207,6 +216,15 @@ func (d *Deliverer) Deliver(ctx context.Context, acct account.Account, m Message
 	}
 	out.Status, out.ProviderID, out.Segments = StatusSent, res.ProviderID, res.Segments
 	return out, nil
+}
+
+// hold waits for a slot of ch's provider (Slots), held until the message's
+// provider calls are over.
+func (d *Deliverer) hold(ctx context.Context, ch channels.Channel) (release func(), err error) {
+	if d.Slots == nil || ch.Provider == channels.ProviderLog {
+		return func() {}, nil
+	}
+	return d.Slots.Acquire(ctx, fmt.Sprintf("channel/%d", ch.ID))
 }
 
 // RecordSent appends a message Frontdesk sent to the customer's conversation

@@ -57,7 +57,7 @@ func BenchmarkSendThroughWorker(b *testing.B) {
 					b.Fatal(err)
 				}
 				store.Exec(ctx, `UPDATE accounts SET messaging = '{"default_channel":"out"}' WHERE id = ?`, acct.ID)
-				d := &relay.Deliverer{DB: store, Secrets: box, Clock: clock.System{}, Providers: &channels.Providers{Targets: outbound.Policy{AllowPrivate: true}}}
+				d := &relay.Deliverer{DB: store, Secrets: box, Clock: clock.System{}, Slots: &jobs.Slots{}, Providers: &channels.Providers{Targets: outbound.Policy{AllowPrivate: true}}}
 				fx := &jobs.Effects{Targets: outbound.Policy{AllowPrivate: true}, Clock: clock.System{}, Sender: relay.JobSender{Deliverer: d}}
 				w := &jobs.Worker{DB: store, Clock: clock.System{}, Handlers: fx.Handlers(), BatchHandlers: fx.BatchHandlers(), Calls: fx.Calls()}
 				var sent time.Duration
