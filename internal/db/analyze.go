@@ -9,8 +9,11 @@ import (
 )
 
 // hotTables are the tables that grow by thousands of rows a minute under
-// ingest and import, and whose lookups go wrong without statistics.
-var hotTables = []string{"clients", "cards", "card_events", "client_tags", "jobs", "outbox", "waitlist_entries"}
+// ingest and import, or under the messages their automations send (a
+// conversation and a message each), and whose lookups go wrong without
+// statistics.
+var hotTables = []string{"clients", "cards", "card_events", "client_tags", "jobs", "outbox", "waitlist_entries",
+	"conversations", "messages"}
 
 // AnalyzeEvery bounds how often KeepStatistics looks for grown tables.
 var AnalyzeEvery = clock.Range{Min: time.Second, Max: time.Hour}

@@ -26,6 +26,15 @@ func TestAnalyzeGrown(t *testing.T) {
 			SELECT 1, 'A', 'B', 'a b', '{}', 0, 0 FROM generate_series(1, 3000)`); err != nil {
 			t.Fatal(err)
 		}
+		// The worker's sends grow conversations as fast as ingest grows
+		// clients.
+		if _, err := store.Exec(ctx, `INSERT INTO accounts (id, slug, name, timezone, default_region, created_at, updated_at) VALUES (1, 'a1', 'A1', 'UTC', 'ES', 0, 0)`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.Exec(ctx, `INSERT INTO conversations (account_id, customer_phone_number, phone_national, status, direction, summary, message_count, created_at, updated_at)
+			SELECT 1, '+34600' || g, '600' || g, 'new', 'outbound', '', 0, 0, 0 FROM generate_series(100000, 102999) g`); err != nil {
+			t.Fatal(err)
+		}
 		analyzed := func(table string) bool {
 			var at, vacuumed sql.NullTime
 			if err := store.QueryRow(ctx, `SELECT last_analyze, last_vacuum FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = ?`, table).Scan(&at, &vacuumed); err != nil {
@@ -39,9 +48,9 @@ func TestAnalyzeGrown(t *testing.T) {
 		// The statistics collector reports the inserts within about a
 		// second; the deadline is a failsafe, not a measurement.
 		deadline := time.Now().Add(30 * time.Second)
-		for !analyzed("clients") {
+		for !analyzed("clients") || !analyzed("conversations") {
 			if time.Now().After(deadline) {
-				t.Fatal("clients grew by 3,000 rows and was not analyzed")
+				t.Fatalf("clients and conversations grew by 3,000 rows: analyzed %v and %v", analyzed("clients"), analyzed("conversations"))
 			}
 			if err := store.AnalyzeGrown(ctx); err != nil {
 				t.Fatal(err)
