@@ -152,7 +152,17 @@ func (db *DB) migrateCitus(ctx context.Context, p *goose.Provider, log *slog.Log
 		if err := db.Distribute(ctx, log); err != nil {
 			return results, err
 		}
-		r, err := p.UpByOne(ctx)
+		// Each migration runs in a transaction; one that altered a
+		// distributed table while another schema of the cluster did (the
+		// tests migrate many at once) can be cancelled by Citus's distributed
+		// deadlock detection, rolled back whole, and is run again, as
+		// Distribute and Transact do.
+		var r *goose.MigrationResult
+		err := db.retrying(ctx, 5, func() error {
+			var err error
+			r, err = p.UpByOne(ctx)
+			return err
+		})
 		if errors.Is(err, goose.ErrNoNextVersion) {
 			return results, nil
 		}
