@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -307,6 +308,30 @@ func TestFailingJobRollsBackOnlyItself(t *testing.T) {
 		e.drain(t)
 		if n := e.outbox(jobs.MsgAutomation); n != 3 {
 			t.Errorf("automation messages after the retry = %d, want exactly 3", n)
+		}
+		// Every attempt counts, and is recorded: the retried job ran twice,
+		// the others once. Jobs completed in the transaction that claimed
+		// them are written once, by their completion: never marked running
+		// by a claimer (except on Citus, where the claim marks every job).
+		rows, err := store.Query(context.Background(), `SELECT j.attempts, j.status, COUNT(*), COUNT(j.claimed_by) FROM jobs j
+			JOIN job_attempts a ON a.account_id = j.account_id AND a.job_id = j.id
+			WHERE j.kind = ? GROUP BY j.id, j.attempts, j.status ORDER BY j.attempts, j.id`, jobs.KindStageArrival)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for rows.Next() {
+			var attempts, recorded, claimed int
+			var status string
+			rows.Scan(&attempts, &status, &recorded, &claimed)
+			if claimed > 0 != store.Dialect().Citus {
+				t.Errorf("a stage-arrival job completed where it was claimed names a claimer (%d)", claimed)
+			}
+			got = append(got, fmt.Sprint(attempts, status, recorded))
+		}
+		rows.Close()
+		if want := []string{"1done1", "1done1", "2done2"}; !slices.Equal(got, want) {
+			t.Errorf("attempts, status and recorded attempts: %q, want %q", got, want)
 		}
 	})
 }

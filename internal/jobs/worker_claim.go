@@ -96,36 +96,56 @@ func (w *Worker) claim(ctx context.Context, tx *db.Tx, now, until time.Time) ([]
 		return nil, nil
 	}
 	// Every claimed job counts an attempt; those completed in this same
-	// transaction never show as running to anyone. The update re-checks
-	// that each job is still free when it locks it: where the selection
-	// could not lock (Citus), a job another worker claimed meanwhile is
-	// left out of the answer and so out of this round.
-	in, args := inJobs(out)
-	rows, err := tx.Query(ctx, `UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = ?, claimed_by = ?
-		WHERE `+in+` AND (`+strings.Join(claimable, " OR ")+`) RETURNING id, attempts`,
-		append(append([]any{db.Micros(until), w.instance()}, args...), due...)...)
-	if err != nil {
-		return nil, err
+	// transaction never show as running to anyone. Where the selection
+	// locked the rows (PostgreSQL's FOR UPDATE, SQLite's single writer),
+	// the jobs without a Call are completed in this transaction and need
+	// no mark: their completion writes the attempt (complete, fail), one
+	// row version per job instead of two. The others are marked running,
+	// by this worker, with their lease; the update re-checks that each job
+	// is still free when it locks it: where the selection could not lock
+	// (Citus), every job is marked, and a job another worker claimed
+	// meanwhile is left out of the answer and so out of this round.
+	mark, here := out, map[int64]bool{}
+	if !tx.Dialect().Citus {
+		mark = nil
+		for _, j := range out {
+			if _, call := w.Calls[j.Kind]; call {
+				mark = append(mark, j)
+			} else {
+				here[j.ID] = true
+			}
+		}
 	}
 	won := map[int64]int{}
-	for rows.Next() {
-		var id int64
-		var attempts int
-		if err := rows.Scan(&id, &attempts); err != nil {
-			rows.Close()
+	if len(mark) > 0 {
+		in, args := inJobs(mark)
+		rows, err := tx.Query(ctx, `UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = ?, claimed_by = ?
+			WHERE `+in+` AND (`+strings.Join(claimable, " OR ")+`) RETURNING id, attempts`,
+			append(append([]any{db.Micros(until), w.instance()}, args...), due...)...)
+		if err != nil {
 			return nil, err
 		}
-		won[id] = attempts
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
+		for rows.Next() {
+			var id int64
+			var attempts int
+			if err := rows.Scan(&id, &attempts); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			won[id] = attempts
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
 	}
 	claimed := out[:0]
 	for _, j := range out {
 		if n, ok := won[j.ID]; ok {
 			j.Attempts = n
 			claimed = append(claimed, j)
+		} else if here[j.ID] {
+			claimed = append(claimed, j) // the attempt counted in Go, written by its completion
 		}
 	}
 	return claimed, nil

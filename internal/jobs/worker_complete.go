@@ -89,10 +89,23 @@ func (w *Worker) complete(ctx context.Context, tx *db.Tx, accounts accountCache,
 		for i, j := range done {
 			attempts[i] = []any{j.AccountID, j.ID, j.Attempts, now, true}
 		}
-		in, args := inJobs(done)
-		if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'done', finished_at = ?, locked_until = NULL, last_error = NULL WHERE `+in,
-			append([]any{now}, args...)...); err != nil {
-			return err
+		// The attempt is written here too: a job completed in the
+		// transaction that claimed it was never marked (worker_claim.go).
+		// One statement per attempt number (nearly always one: the first).
+		byAttempt := map[int][]Job{}
+		var numbers []int
+		for _, j := range done {
+			if _, ok := byAttempt[j.Attempts]; !ok {
+				numbers = append(numbers, j.Attempts)
+			}
+			byAttempt[j.Attempts] = append(byAttempt[j.Attempts], j)
+		}
+		for _, n := range numbers {
+			in, args := inJobs(byAttempt[n])
+			if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'done', attempts = ?, finished_at = ?, locked_until = NULL, last_error = NULL WHERE `+in,
+				append([]any{n, now}, args...)...); err != nil {
+				return err
+			}
 		}
 		if err := db.InsertMany(ctx, tx, `INSERT INTO job_attempts (account_id, job_id, attempt, at, ok)`, attempts, ""); err != nil {
 			return err
@@ -148,8 +161,8 @@ func (w *Worker) fail(ctx context.Context, q db.Querier, j Job, cause error, per
 	if len(msg) > 1000 {
 		msg = msg[:1000]
 	}
-	if _, err := q.Exec(ctx, `UPDATE jobs SET status = ?, run_at = ?, locked_until = NULL, last_error = ?, finished_at = ? WHERE account_id = ? AND id = ?`,
-		status, db.Micros(runAt), msg, finishedAt(status, now), j.AccountID, j.ID); err != nil {
+	if _, err := q.Exec(ctx, `UPDATE jobs SET status = ?, run_at = ?, attempts = ?, locked_until = NULL, last_error = ?, finished_at = ? WHERE account_id = ? AND id = ?`,
+		status, db.Micros(runAt), j.Attempts, msg, finishedAt(status, now), j.AccountID, j.ID); err != nil {
 		return err
 	}
 	if _, err := q.Exec(ctx, `INSERT INTO job_attempts (account_id, job_id, attempt, at, ok, error) VALUES (?, ?, ?, ?, FALSE, ?)`, j.AccountID, j.ID, j.Attempts, db.Micros(now), msg); err != nil {
