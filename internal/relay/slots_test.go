@@ -3,9 +3,7 @@ package relay_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -43,9 +41,9 @@ func TestSendsPerChannelAreBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		both := &inFlight{}
+		both := &channelstest.InFlight{}
 		for i, f := range fakes {
-			srv := httptest.NewServer(both.count(f))
+			srv := httptest.NewServer(both.Handler(f))
 			defer srv.Close()
 			if _, err := store.Exec(ctx, `UPDATE channels SET api_base = ? WHERE id = ?`, srv.URL, chans[i].ID); err != nil {
 				t.Fatal(err)
@@ -85,7 +83,7 @@ func TestSendsPerChannelAreBounded(t *testing.T) {
 				t.Errorf("channel %s: %d requests at once, want %d", chans[i].Key, peak, per)
 			}
 		}
-		if peak := both.peak(); peak <= per {
+		if peak := both.Peak(); peak <= per {
 			t.Errorf("both providers together had %d requests at once: the channels were not served side by side", peak)
 		}
 		var sent int
@@ -94,31 +92,4 @@ func TestSendsPerChannelAreBounded(t *testing.T) {
 			t.Errorf("%d messages sent, want %d", sent, 2*each)
 		}
 	})
-}
-
-// inFlight counts the requests under way at once across handlers.
-type inFlight struct {
-	mu        sync.Mutex
-	now, most int
-}
-
-func (c *inFlight) count(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c.mu.Lock()
-		c.now++
-		c.most = max(c.most, c.now)
-		c.mu.Unlock()
-		defer func() {
-			c.mu.Lock()
-			c.now--
-			c.mu.Unlock()
-		}()
-		h.ServeHTTP(w, r)
-	})
-}
-
-func (c *inFlight) peak() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.most
 }

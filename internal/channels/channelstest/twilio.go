@@ -48,8 +48,7 @@ type Twilio struct {
 	got        []url.Values
 	accepted   []TwilioMessage
 	lists      int
-	inFlight   int
-	peak       int
+	load       InFlight
 }
 
 // TwilioMessage is a message the fake Twilio accepted: the form it got, the
@@ -63,15 +62,7 @@ type TwilioMessage struct {
 var e164 = regexp.MustCompile(`^(whatsapp:)?\+[1-9]\d{6,14}$`)
 
 func (f *Twilio) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	f.inFlight++
-	f.peak = max(f.peak, f.inFlight)
-	f.mu.Unlock()
-	defer func() {
-		f.mu.Lock()
-		f.inFlight--
-		f.mu.Unlock()
-	}()
+	defer f.load.Enter()()
 	// The request is read whole first: a sender that dies while the
 	// provider works on its request has still sent it.
 	raw, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
@@ -270,8 +261,4 @@ func (f *Twilio) Lists() int {
 }
 
 // PeakInFlight is the most requests the fake was answering at once.
-func (f *Twilio) PeakInFlight() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.peak
-}
+func (f *Twilio) PeakInFlight() int { return f.load.Peak() }
