@@ -18,7 +18,9 @@ const DefaultPerReceiver = 8
 // of them, so many accounts' providers are served side by side while a
 // single provider is asked no harder than before (docs/performance.md,
 // "Sending a round of messages"). The zero value allows
-// DefaultPerReceiver per receiver; it is safe for concurrent use.
+// DefaultPerReceiver per receiver; it is safe for concurrent use. It keeps
+// an entry per receiver it has seen (channels and webhook hosts: a few per
+// account).
 type Slots struct {
 	Per int
 

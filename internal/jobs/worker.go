@@ -74,7 +74,8 @@ type Worker struct {
 	BatchHandlers map[string]BatchHandler
 	Calls         map[string]Call
 	// Concurrency is how many Calls run at once (default
-	// DefaultConcurrency); Slots bound them per receiver.
+	// DefaultConcurrency); the Calls bound themselves per receiver with
+	// Slots (Effects.WebhookSlots, the Sender's).
 	Concurrency int
 	// Poll is the pause between empty polls (default 1 s).
 	Poll time.Duration
