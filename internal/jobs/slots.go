@@ -15,9 +15,10 @@ const DefaultPerReceiver = 8
 
 // Slots bounds the calls under way at once to each receiver: the worker
 // runs up to Concurrency Calls in all, and no receiver gets more than Per
-// of them, so many accounts' providers are served side by side while a
-// single provider is asked no harder than before (docs/performance.md,
-// "Sending a round of messages"). The zero value allows
+// of them, so many accounts' channels are served side by side while each
+// channel's provider gets no more at once than when the worker's whole
+// bound was the default Per (docs/performance.md, "Sending a round of
+// messages"). The zero value allows
 // DefaultPerReceiver per receiver; it is safe for concurrent use. It keeps
 // an entry per receiver it has seen (channels and webhook hosts: a few per
 // account).
