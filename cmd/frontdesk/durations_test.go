@@ -38,6 +38,9 @@ func TestDurationFlags(t *testing.T) {
 		{[]string{"worker", "--poll", "1h"}, nil, "-poll: 1h is outside 10ms to 1m"},
 		{[]string{"worker"}, map[string]string{"FRONTDESK_SLOW_QUERY": "-5ms"}, "FRONTDESK_SLOW_QUERY=\"-5ms\" is not a duration within 0s to 1h"},
 		{[]string{"import", "pipeline", "--timeout", "0s"}, nil, "-timeout: 0s is outside 1s to 1h"},
+		// The worker's counts of calls under way are checked the same way.
+		{[]string{"worker", "--worker-per-receiver", "0"}, nil, "--worker-concurrency and --worker-per-receiver must be at least 1"},
+		{[]string{"serve", "--worker-concurrency", "-1"}, nil, "--worker-concurrency and --worker-per-receiver must be at least 1"},
 	} {
 		t.Run(strings.Join(test.args, " "), func(t *testing.T) {
 			var out, errb bytes.Buffer
