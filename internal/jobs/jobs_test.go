@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/channels/channelstest"
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
@@ -35,10 +36,10 @@ type env struct {
 	hits   atomic.Int32
 	fails  atomic.Int32 // the receiver fails this many times first
 	sigs   chan string
-	// delay is how long the receiver takes to answer (nanoseconds);
-	// inFlight and peak count the requests it answers at once.
-	delay          atomic.Int64
-	inFlight, peak atomic.Int32
+	// delay is how long the receiver takes to answer (nanoseconds); load
+	// counts the requests it answers at once.
+	delay atomic.Int64
+	load  channelstest.InFlight
 }
 
 // setup provisions the acme fixture with its webhook automation pointed at a
@@ -53,10 +54,7 @@ func setupWith(t *testing.T, store *db.DB, applyKey, workerKey *secrets.Box) *en
 	e := &env{store: store, clock: clock.NewFake(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)), sigs: make(chan string, 100)}
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		now := e.inFlight.Add(1)
-		defer e.inFlight.Add(-1)
-		for p := e.peak.Load(); now > p && !e.peak.CompareAndSwap(p, now); p = e.peak.Load() {
-		}
+		defer e.load.Enter()()
 		time.Sleep(time.Duration(e.delay.Load()))
 		e.hits.Add(1)
 		if e.fails.Load() > 0 {

@@ -74,7 +74,7 @@ func TestWebhooksPerHostAreBounded(t *testing.T) {
 		if got := e.hits.Load(); got != n {
 			t.Fatalf("%d deliveries, want %d", got, n)
 		}
-		if peak := e.peak.Load(); peak != per {
+		if peak := e.load.Peak(); peak != per {
 			t.Errorf("the receiver had %d deliveries at once, want %d", peak, per)
 		}
 	})
