@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -233,15 +233,26 @@ webhooks: [{key: conf, url: "https://example.test/conf", events: [appointment.co
 	})
 }
 
-// countingSender records what reaches the channel.
-type countingSender struct{ kinds atomic.Value }
+// countingSender records what reaches the channel. The worker sends in
+// parallel, so the record is kept under a lock.
+type countingSender struct {
+	mu    sync.Mutex
+	kinds []string
+}
+
+func (s *countingSender) sent() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.kinds, " ")
+}
 
 func (s *countingSender) Send(ctx context.Context, _ account.Account, m jobs.Message, start jobs.Start) (jobs.SendResult, error) {
 	if err := start(ctx, 0, false); err != nil {
 		return jobs.SendResult{}, err
 	}
-	old, _ := s.kinds.Load().(string)
-	s.kinds.Store(old + m.Kind + " ")
+	s.mu.Lock()
+	s.kinds = append(s.kinds, m.Kind)
+	s.mu.Unlock()
 	return jobs.SendResult{Status: jobs.DeliverySent}, nil
 }
 
@@ -270,7 +281,7 @@ func TestReminderDeliveryRechecks(t *testing.T) {
 				break
 			}
 		}
-		sent, _ := sender.kinds.Load().(string)
+		sent := sender.sent()
 		if strings.Count(sent, "booking_reminder") != 1 || strings.Count(sent, "booking_confirmation") != 3 {
 			t.Errorf("sent: %s", sent)
 		}
