@@ -30,7 +30,9 @@ var SlowQuery = clock.Range{Min: 0, Max: time.Hour}
 // were empty, and a 100-value phone lookup becomes a sequential scan (40-60
 // ms instead of under 1; the mixed load ran at a third of its rate until
 // the first ANALYZE). Growth by half bounds the work: a table is analyzed
-// about log1.5 of its size times over its life. SQLite needs nothing: its
+// about log1.5 of its size times over its life. A hot table without any
+// statistics is analyzed as soon as this process has committed
+// FirstAnalyzeRows rows into it (AnalyzeFirst). SQLite needs nothing: its
 // planner never uses statistics here (Frontdesk never runs ANALYZE on it).
 //
 // AnalyzeEvery bounds interval (serve --analyze-every): from a second to an
@@ -45,14 +47,25 @@ func (db *DB) KeepStatistics(ctx context.Context, interval time.Duration, log *s
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	for {
-		if err := db.AnalyzeGrown(ctx); err != nil && ctx.Err() == nil && log != nil {
+	warn := func(err error) {
+		if err != nil && ctx.Err() == nil && log != nil {
 			log.Warn("keeping table statistics", "err", err)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+	}
+	wake := db.firstStats().wake
+	warn(db.AnalyzeFirst(ctx))
+	for {
+		warn(db.AnalyzeGrown(ctx))
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				break wait
+			case <-wake:
+				warn(db.AnalyzeFirst(ctx))
+			}
 		}
 	}
 }
@@ -70,17 +83,8 @@ func (db *DB) AnalyzeGrown(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var grown []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
-			return err
-		}
-		grown = append(grown, name)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	grown, err := Column[string](rows)
+	if err != nil {
 		return err
 	}
 	for _, name := range grown {

@@ -3,6 +3,9 @@ package db_test
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,6 +62,102 @@ func TestAnalyzeGrown(t *testing.T) {
 		}
 		if analyzed("cards") {
 			t.Fatal("cards did not grow and was analyzed")
+		}
+	})
+}
+
+// A hot table without statistics is analyzed as soon as this process has
+// committed FirstAnalyzeRows rows into it, not at the keeper's next round:
+// until then a 500-key lookup walks every client of the account. Rows of a
+// rolled-back transaction do not count, and a table that has statistics is
+// left to the rounds.
+func TestAnalyzeFirst(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		if store.Engine() != db.Postgres || store.Dialect().Citus {
+			if err := store.AnalyzeFirst(ctx); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		if _, err := store.Exec(ctx, `INSERT INTO accounts (id, slug, name, created_at, updated_at) VALUES (1, 'one', 'One', 0, 0)`); err != nil {
+			t.Fatal(err)
+		}
+		next := 0
+		insert := func(n int, commit bool) {
+			t.Helper()
+			rows := make([][]any, n)
+			for i := range rows {
+				next++
+				e := fmt.Sprintf("contacto%d@example.com", next)
+				rows[i] = []any{int64(1), "A", "B", "a b", "{}", int64(0), int64(0), e, e}
+			}
+			rollback := errors.New("rolled back")
+			err := store.Transact(ctx, func(tx *db.Tx) error {
+				if err := db.InsertMany(ctx, tx, `INSERT INTO clients (account_id, first_name, last_name, name_search, data, created_at, updated_at, email, email_norm)`, rows, ""); err != nil {
+					return err
+				}
+				if !commit {
+					return rollback
+				}
+				return nil
+			})
+			if err != nil && err != rollback {
+				t.Fatal(err)
+			}
+		}
+		analyzed := func() (n int) {
+			t.Helper()
+			if err := store.QueryRow(ctx, `SELECT analyze_count FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = 'clients'`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		go store.KeepStatistics(ctx, time.Hour, nil)
+
+		insert(300, true)
+		insert(400, false)
+		if err := store.AnalyzeFirst(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := analyzed(); n != 0 {
+			t.Fatalf("clients analyzed %d times after 300 committed rows", n)
+		}
+		// 3,000 committed: the keeper wakes. Without statistics the lookup
+		// below walks the account's 3,000 clients.
+		insert(2700, true)
+		deadline := time.Now().Add(30 * time.Second) // a failsafe, not a measurement
+		for analyzed() == 0 {
+			if time.Now().After(deadline) {
+				t.Fatal("3,000 rows committed into clients without statistics, and no ANALYZE")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+
+		emails := make([]string, 500)
+		for i := range emails {
+			emails[i] = fmt.Sprintf("contacto%d@example.com", i+1)
+		}
+		in, args := db.InKeys(emails)
+		rows, err := store.Query(ctx, `EXPLAIN SELECT c.id FROM clients c WHERE c.account_id = ? AND c.email_norm IN `+in, append([]any{int64(1)}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := db.Column[string](rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := strings.Join(plan, "\n"); !strings.Contains(text, "Index Cond: ((account_id = '1'::bigint) AND (email_norm = ANY") {
+			t.Errorf("the e-mail lookup does not probe the keys:\n%s", text)
+		}
+
+		insert(2*db.FirstAnalyzeRows, true)
+		if err := store.AnalyzeFirst(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := analyzed(); n != 1 {
+			t.Fatalf("clients analyzed %d times; the rounds keep a table that has statistics", n)
 		}
 	})
 }

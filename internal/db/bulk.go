@@ -39,7 +39,11 @@ func InsertManyCount(ctx context.Context, q Querier, head string, rows [][]any, 
 		return 0, err
 	}
 	if q.Dialect().Engine == Postgres {
-		return insertUnnest(ctx, q, table, cols, rows, tail)
+		n, err := insertUnnest(ctx, q, table, cols, rows, tail)
+		if err == nil {
+			grew(q, table, n)
+		}
+		return n, err
 	}
 	return insertPrepared(ctx, q, head, len(cols), rows, tail)
 }
@@ -415,11 +419,14 @@ func updateMany(ctx context.Context, tx *Tx, acctID int64, table string, names, 
 
 // Int64s reads a one-column result of integers (ids a RETURNING clause or a
 // lookup gave) and closes rows.
-func Int64s(rows *sql.Rows) ([]int64, error) {
+func Int64s(rows *sql.Rows) ([]int64, error) { return Column[int64](rows) }
+
+// Column reads a one-column result and closes rows.
+func Column[T any](rows *sql.Rows) ([]T, error) {
 	defer rows.Close()
-	var out []int64
+	var out []T
 	for rows.Next() {
-		var v int64
+		var v T
 		if err := rows.Scan(&v); err != nil {
 			return out, err
 		}

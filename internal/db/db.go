@@ -195,11 +195,11 @@ type stmtCache struct {
 const maxCachedStmts = 1000
 
 // prepared returns the cached statement for q, preparing it on first use,
-// or nil when q is not to be cached (PostgreSQL, an expanded In list, a
-// full cache, or a statement that does not prepare: the caller then runs
-// it directly and reports its error).
-func (db *DB) prepared(ctx context.Context, q, expanded string) *sql.Stmt {
-	if db.dialect.Engine != SQLite || q != expanded {
+// or nil when q is not to be cached (PostgreSQL, text that depends on an In
+// list's length, a full cache, or a statement that does not prepare: the
+// caller then runs it directly and reports its error).
+func (db *DB) prepared(ctx context.Context, q string, fixed bool) *sql.Stmt {
+	if db.dialect.Engine != SQLite || !fixed {
 		return nil
 	}
 	c := &db.stmts
@@ -250,9 +250,9 @@ type Querier interface {
 
 // Exec runs a statement outside a transaction.
 func (db *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	expanded, args := db.dialect.expand(q, args)
+	expanded, args, fixed := db.dialect.expand(q, args)
 	defer db.slow.since(time.Now(), expanded)
-	if st := db.prepared(ctx, q, expanded); st != nil {
+	if st := db.prepared(ctx, expanded, fixed); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
 	return db.sql.ExecContext(ctx, db.dialect.Rebind(expanded), args...)
@@ -260,9 +260,9 @@ func (db *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, erro
 
 // Query runs a query outside a transaction.
 func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	expanded, args := db.dialect.expand(q, args)
+	expanded, args, fixed := db.dialect.expand(q, args)
 	defer db.slow.since(time.Now(), expanded)
-	if st := db.prepared(ctx, q, expanded); st != nil {
+	if st := db.prepared(ctx, expanded, fixed); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
 	return db.sql.QueryContext(ctx, db.dialect.Rebind(expanded), args...)
@@ -270,9 +270,9 @@ func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, erro
 
 // QueryRow runs a single-row query outside a transaction.
 func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	expanded, args := db.dialect.expand(q, args)
+	expanded, args, fixed := db.dialect.expand(q, args)
 	defer db.slow.since(time.Now(), expanded)
-	if st := db.prepared(ctx, q, expanded); st != nil {
+	if st := db.prepared(ctx, expanded, fixed); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
 	return db.sql.QueryRowContext(ctx, db.dialect.Rebind(expanded), args...)
@@ -286,27 +286,27 @@ type Tx struct {
 }
 
 func (tx *Tx) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	expanded, args := tx.db.dialect.expand(q, args)
+	expanded, args, fixed := tx.db.dialect.expand(q, args)
 	defer tx.db.slow.since(time.Now(), expanded)
-	if st := tx.db.prepared(ctx, q, expanded); st != nil {
+	if st := tx.db.prepared(ctx, expanded, fixed); st != nil {
 		return tx.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 	}
 	return tx.tx.ExecContext(ctx, tx.db.dialect.Rebind(expanded), args...)
 }
 
 func (tx *Tx) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	expanded, args := tx.db.dialect.expand(q, args)
+	expanded, args, fixed := tx.db.dialect.expand(q, args)
 	defer tx.db.slow.since(time.Now(), expanded)
-	if st := tx.db.prepared(ctx, q, expanded); st != nil {
+	if st := tx.db.prepared(ctx, expanded, fixed); st != nil {
 		return tx.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 	}
 	return tx.tx.QueryContext(ctx, tx.db.dialect.Rebind(expanded), args...)
 }
 
 func (tx *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	expanded, args := tx.db.dialect.expand(q, args)
+	expanded, args, fixed := tx.db.dialect.expand(q, args)
 	defer tx.db.slow.since(time.Now(), expanded)
-	if st := tx.db.prepared(ctx, q, expanded); st != nil {
+	if st := tx.db.prepared(ctx, expanded, fixed); st != nil {
 		return tx.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
 	}
 	return tx.tx.QueryRowContext(ctx, tx.db.dialect.Rebind(expanded), args...)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/frontdesk/frontdesk/internal/jsontext"
 )
 
 // Dialect holds what differs between the engines. Everything else is shared.
@@ -149,11 +151,14 @@ type inList struct {
 }
 
 // In returns "(?)" and one argument holding vals, for `col IN (?)`. The
-// querier expands it: on SQLite into "(?,?,…)"; on PostgreSQL `col IN (?)`
-// becomes `col = ANY(?)` with one array parameter, so a 500-value lookup is
-// one parameter, the statement text never depends on the list's length, and
-// the planner uses the index (or, with stale statistics, a hashed array
-// test) instead of comparing every row with 500 literals.
+// querier expands it: on PostgreSQL `col IN (?)` becomes `col = ANY(?)`
+// with one array parameter, so a 500-value lookup is one parameter, the
+// statement text never depends on the list's length, and the planner uses
+// the index (or, with stale statistics, a hashed array test) instead of
+// comparing every row with 500 literals. On SQLite a list of ids or
+// strings becomes `col IN (SELECT value FROM json_each(?))` with one JSON
+// argument, so the statement stays prepared (docs/performance.md, "In
+// lists on SQLite"); other lists, and NOT IN, get a placeholder per value.
 func In[T any](vals []T) (string, []any) {
 	l := inList{}
 	switch v := any(vals).(type) {
@@ -190,8 +195,10 @@ func hiddenArray(typ string) string {
 	return "CAST((SELECT CAST(? AS " + typ + ")) AS " + typ + ")"
 }
 
-// expand rewrites the placeholders bound to In lists.
-func (d Dialect) expand(q string, args []any) (string, []any) {
+// expand rewrites the placeholders bound to In lists. fixed says the
+// rewritten text depends on q alone, not on the lists' lengths, so SQLite
+// may keep it prepared.
+func (d Dialect) expand(q string, args []any) (expanded string, out []any, fixed bool) {
 	has := false
 	for _, a := range args {
 		if _, ok := a.(inList); ok {
@@ -200,10 +207,11 @@ func (d Dialect) expand(q string, args []any) (string, []any) {
 		}
 	}
 	if !has {
-		return q, args
+		return q, args, true
 	}
 	var b strings.Builder
-	out := make([]any, 0, len(args)+1)
+	out = make([]any, 0, len(args)+1)
+	fixed = true
 	n, inQuote, arrays := 0, false, false
 	for i := 0; i < len(q); i++ {
 		c := q[i]
@@ -245,8 +253,19 @@ func (d Dialect) expand(q string, args []any) (string, []any) {
 				continue
 			}
 		}
+		if d.Engine == SQLite && (l.ints != nil || l.strs != nil) && inForm(b.String()) {
+			// One JSON argument instead of a placeholder per value: the
+			// statement is parsed once and kept prepared, where 500
+			// placeholders were parsed and bound one by one for every
+			// batch; SQLite probes the index for each value as it does
+			// for a list.
+			b.WriteString("SELECT value FROM json_each(?)")
+			out = append(out, l.jsonArray())
+			continue
+		}
 		switch {
 		default:
+			fixed = false
 			vals := l.any
 			for _, v := range l.ints {
 				vals = append(vals, v)
@@ -274,7 +293,38 @@ func (d Dialect) expand(q string, args []any) (string, []any) {
 		// halves the cost of a short read such as GET /calendar/services.
 		out = append([]any{pgx.QueryExecModeCacheDescribe}, out...)
 	}
-	return b.String(), out
+	return b.String(), out, fixed
+}
+
+// inForm says whether a query prefix ends in "IN (" (not "NOT IN ("):
+// there a list may be a subquery, which yields no row for an empty list as
+// PostgreSQL's `= ANY('{}')` does.
+func inForm(prefix string) bool {
+	p := strings.TrimRight(prefix, " \t\n")
+	if !strings.HasSuffix(p, "(") {
+		return false
+	}
+	upper := strings.ToUpper(strings.TrimRight(strings.TrimSuffix(p, "("), " \t\n"))
+	return strings.HasSuffix(upper, " IN") && !strings.HasSuffix(upper, " NOT IN")
+}
+
+// jsonArray is the list as a JSON array, for SQLite's json_each.
+func (l inList) jsonArray() string {
+	b := make([]byte, 0, 16*(len(l.ints)+len(l.strs))+2)
+	b = append(b, '[')
+	for i, v := range l.ints {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, v, 10)
+	}
+	for i, v := range l.strs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsontext.AppendString(b, v, false)
+	}
+	return string(append(b, ']'))
 }
 
 // anyForm rewrites a query prefix ending in "IN (" into one ending in

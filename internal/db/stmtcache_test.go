@@ -9,8 +9,9 @@ import (
 )
 
 // SQLite statements are prepared once and reused, in and out of
-// transactions; In-list statements are not cached; a schema change under a
-// cached statement is picked up.
+// transactions; an In list of ids or strings is one JSON argument, so its
+// statement is cached too, and one whose text depends on the list's length
+// is not; a schema change under a cached statement is picked up.
 func TestStatementCache(t *testing.T) {
 	ctx := context.Background()
 	store, err := Open(ctx, filepath.Join(t.TempDir(), "cache.db"), Options{})
@@ -30,7 +31,14 @@ func TestStatementCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	in, args := In([]int64{1, 2})
+	for _, list := range [][]int64{{1, 2}, {1, 2, 3}} {
+		in, args := In(list)
+		ids, err := QueryInt64s(ctx, store, `SELECT id FROM t WHERE id IN `+in+` ORDER BY id`, args...)
+		if err != nil || len(ids) != len(list) {
+			t.Fatalf("In(%v): %v, %v", list, ids, err)
+		}
+	}
+	in, args := In([]int{1, 2}) // neither ids nor strings: a placeholder per value
 	rows, err := store.Query(ctx, `SELECT id FROM t WHERE id IN `+in, args...)
 	if err != nil {
 		t.Fatal(err)
@@ -44,10 +52,11 @@ func TestStatementCache(t *testing.T) {
 	store.stmts.mu.Lock()
 	_, cachedInsert := store.stmts.m[insert]
 	_, cachedCount := store.stmts.m[count]
+	_, cachedIn := store.stmts.m[`SELECT id FROM t WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`]
 	size := len(store.stmts.m)
 	store.stmts.mu.Unlock()
-	if !cachedInsert || !cachedCount || size != 3 { // CREATE, INSERT, COUNT
-		t.Errorf("cache holds %d statements (insert %v, count %v), want CREATE, INSERT and COUNT only", size, cachedInsert, cachedCount)
+	if !cachedInsert || !cachedCount || !cachedIn || size != 4 { // CREATE, INSERT, the In list, COUNT
+		t.Errorf("cache holds %d statements (insert %v, count %v, in %v), want CREATE, INSERT, the ids' In list and COUNT", size, cachedInsert, cachedCount, cachedIn)
 	}
 
 	star := `SELECT * FROM t WHERE id = ?`
@@ -71,19 +80,23 @@ func TestStatementCache(t *testing.T) {
 func TestPostgresArrayStatementsArePlannedPerCall(t *testing.T) {
 	pg := Dialect{Engine: Postgres}
 	in, args := In([]string{"600111222", "600111333"})
-	q, out := pg.expand(`SELECT id FROM clients WHERE account_id = ? AND phone_national IN `+in, append([]any{int64(1)}, args...))
+	q, out, _ := pg.expand(`SELECT id FROM clients WHERE account_id = ? AND phone_national IN `+in, append([]any{int64(1)}, args...))
 	if q != `SELECT id FROM clients WHERE account_id = ? AND phone_national = ANY(CAST(? AS text[]))` {
 		t.Errorf("query = %s", q)
 	}
 	if len(out) != 3 || out[0] != pgx.QueryExecModeCacheDescribe {
 		t.Errorf("args = %#v, want the describe-only exec mode first", out)
 	}
-	q, out = pg.expand(`SELECT id FROM clients WHERE account_id = ?`, []any{int64(1)})
+	q, out, _ = pg.expand(`SELECT id FROM clients WHERE account_id = ?`, []any{int64(1)})
 	if len(out) != 1 || q != `SELECT id FROM clients WHERE account_id = ?` {
 		t.Errorf("plain statement changed: %s %#v", q, out)
 	}
-	sq, sargs := (Dialect{Engine: SQLite}).expand(`SELECT id FROM clients WHERE phone_national IN `+in, args)
-	if sq != `SELECT id FROM clients WHERE phone_national IN (?,?)` || len(sargs) != 2 {
-		t.Errorf("SQLite: %s %#v", sq, sargs)
+	sq, sargs, fixed := (Dialect{Engine: SQLite}).expand(`SELECT id FROM clients WHERE phone_national IN `+in, args)
+	if sq != `SELECT id FROM clients WHERE phone_national IN (SELECT value FROM json_each(?))` || len(sargs) != 1 || sargs[0] != `["600111222","600111333"]` || !fixed {
+		t.Errorf("SQLite: %s %#v %v", sq, sargs, fixed)
+	}
+	sq, sargs, fixed = (Dialect{Engine: SQLite}).expand(`SELECT id FROM clients WHERE phone_national NOT IN `+in, args)
+	if sq != `SELECT id FROM clients WHERE phone_national NOT IN (?,?)` || len(sargs) != 2 || fixed {
+		t.Errorf("SQLite, NOT IN: %s %#v %v", sq, sargs, fixed)
 	}
 }
