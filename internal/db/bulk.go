@@ -138,13 +138,8 @@ var columnTypes sync.Map // "schema.table" -> map[column]type
 // currentSchema is the schema unqualified table names resolve to, read once
 // per pool (a round trip per bulk insert otherwise).
 func currentSchema(ctx context.Context, q Querier) (string, error) {
-	var store *DB
-	switch v := q.(type) {
-	case *DB:
-		store = v
-	case *Tx:
-		store = v.db
-	default:
+	store := handleOf(q)
+	if store == nil {
 		var schema string
 		err := q.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema)
 		return schema, err

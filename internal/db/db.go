@@ -330,6 +330,18 @@ func (db *DB) Local(key any, mk func() any) any {
 // Handle returns the handle the transaction was begun on.
 func (tx *Tx) Handle() *DB { return tx.db }
 
+// handleOf is q's handle: q itself, or the one its transaction was begun
+// on; nil for another Querier.
+func handleOf(q Querier) *DB {
+	switch v := q.(type) {
+	case *DB:
+		return v
+	case *Tx:
+		return v.db
+	}
+	return nil
+}
+
 // AfterCommit registers fn to run once the transaction has committed (e.g.
 // waking a worker). It never runs for a rolled-back transaction.
 func (tx *Tx) AfterCommit(fn func()) { tx.after = append(tx.after, fn) }

@@ -42,18 +42,12 @@ func grew(q Querier, table string, n int64) {
 	if n <= 0 || !slices.Contains(hotTables, table) {
 		return
 	}
-	var store *DB
-	switch v := q.(type) {
-	case *DB:
-		store = v
-	case *Tx:
-		store = v.db
-		v.AfterCommit(func() { grew(store, table, n) })
-		return
-	default:
+	store := handleOf(q)
+	if store == nil || store.dialect.Engine != Postgres || store.dialect.Citus {
 		return
 	}
-	if store.dialect.Engine != Postgres || store.dialect.Citus {
+	if tx, ok := q.(*Tx); ok {
+		tx.AfterCommit(func() { grew(store, table, n) })
 		return
 	}
 	s := store.firstStats()
