@@ -1,65 +1,117 @@
 package db_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 )
 
 // InsertMany writes every kind of value it takes, NULLs included, on both
-// engines: columns without a NULL go as plain arrays on PostgreSQL, columns
-// with one as arrays of pointers.
+// engines: on PostgreSQL a few rows go as one unnest INSERT (columns
+// without a NULL as plain arrays, columns with one as arrays of pointers),
+// and in a transaction 50 or more by COPY, each value put in the same form.
 func TestInsertManyValues(t *testing.T) {
-	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
-		ctx := context.Background()
-		if _, err := store.Exec(ctx, `CREATE TABLE bulk_probe (id BIGINT, n BIGINT, f DOUBLE PRECISION, b BOOLEAN, t TEXT, dense TEXT)`); err != nil {
-			t.Fatal(err)
-		}
-		seven := int64(7)
-		var none *int64
-		rows := [][]any{
-			{int64(1), 5, 1.5, true, "a", "x"},
-			{int64(2), nil, nil, nil, nil, "y"},
-			{int64(3), &seven, int64(2), false, []byte("b"), "z"},
-			{int64(4), none, 3, true, 42, "w"},
-		}
-		err := store.Transact(ctx, func(tx *db.Tx) error {
-			return db.InsertMany(ctx, tx, `INSERT INTO bulk_probe (id, n, f, b, t, dense)`, rows, "")
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		type got struct {
-			n sql.NullInt64
-			f sql.NullFloat64
-			b sql.NullBool
-			t sql.NullString
-			d string
-		}
-		want := []got{
-			{sql.NullInt64{Int64: 5, Valid: true}, sql.NullFloat64{Float64: 1.5, Valid: true}, sql.NullBool{Bool: true, Valid: true}, sql.NullString{String: "a", Valid: true}, "x"},
-			{d: "y"},
-			{sql.NullInt64{Int64: 7, Valid: true}, sql.NullFloat64{Float64: 2, Valid: true}, sql.NullBool{Valid: true}, sql.NullString{String: "b", Valid: true}, "z"},
-			{f: sql.NullFloat64{Float64: 3, Valid: true}, b: sql.NullBool{Bool: true, Valid: true}, t: sql.NullString{String: "42", Valid: true}, d: "w"},
-		}
-		r, err := store.Query(ctx, `SELECT n, f, b, t, dense FROM bulk_probe ORDER BY id`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		for i := 0; r.Next(); i++ {
-			var g got
-			if err := r.Scan(&g.n, &g.f, &g.b, &g.t, &g.d); err != nil {
-				t.Fatal(err)
-			}
-			if g != want[i] {
-				t.Errorf("row %d = %+v, want %+v", i+1, g, want[i])
-			}
+	dbtest.Engines(t, func(t *testing.T, base *db.DB) {
+		for _, tc := range []struct {
+			name   string
+			copies int // of the four probe rows
+			copy   bool
+		}{
+			{"unnest", 1, false},
+			{"copy", 15, true},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				ctx := context.Background()
+				var logged bytes.Buffer
+				var mu sync.Mutex
+				store, err := db.Open(ctx, dbtest.DSN(t, base.Engine()), db.Options{SlowQuery: time.Nanosecond,
+					Log: slog.New(slog.NewTextHandler(lockedWriter{&mu, &logged}, nil))})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer store.Close()
+				if _, err := store.Exec(ctx, `CREATE TABLE bulk_probe (id BIGINT, n BIGINT, f DOUBLE PRECISION, b BOOLEAN, t TEXT, dense TEXT)`); err != nil {
+					t.Fatal(err)
+				}
+				seven := int64(7)
+				var none *int64
+				probe := [][]any{
+					{5, 1.5, true, "a", "x"},
+					{nil, nil, nil, nil, "y"},
+					{&seven, int64(2), false, []byte("b"), "z"},
+					{none, 3, true, 42, "w"},
+				}
+				var rows [][]any
+				for i := 0; i < tc.copies*len(probe); i++ {
+					rows = append(rows, append([]any{int64(i)}, probe[i%len(probe)]...))
+				}
+				err = store.Transact(ctx, func(tx *db.Tx) error {
+					return db.InsertMany(ctx, tx, `INSERT INTO bulk_probe (id, n, f, b, t, dense)`, rows, "")
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				type got struct {
+					n sql.NullInt64
+					f sql.NullFloat64
+					b sql.NullBool
+					t sql.NullString
+					d string
+				}
+				want := []got{
+					{sql.NullInt64{Int64: 5, Valid: true}, sql.NullFloat64{Float64: 1.5, Valid: true}, sql.NullBool{Bool: true, Valid: true}, sql.NullString{String: "a", Valid: true}, "x"},
+					{d: "y"},
+					{sql.NullInt64{Int64: 7, Valid: true}, sql.NullFloat64{Float64: 2, Valid: true}, sql.NullBool{Valid: true}, sql.NullString{String: "b", Valid: true}, "z"},
+					{f: sql.NullFloat64{Float64: 3, Valid: true}, b: sql.NullBool{Bool: true, Valid: true}, t: sql.NullString{String: "42", Valid: true}, d: "w"},
+				}
+				r, err := store.Query(ctx, `SELECT n, f, b, t, dense FROM bulk_probe ORDER BY id`)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer r.Close()
+				i := 0
+				for ; r.Next(); i++ {
+					var g got
+					if err := r.Scan(&g.n, &g.f, &g.b, &g.t, &g.d); err != nil {
+						t.Fatal(err)
+					}
+					if g != want[i%len(want)] {
+						t.Errorf("row %d = %+v, want %+v", i+1, g, want[i%len(want)])
+					}
+				}
+				if i != len(rows) {
+					t.Errorf("%d rows read back, want %d", i, len(rows))
+				}
+				mu.Lock()
+				copied := strings.Contains(logged.String(), "COPY bulk_probe")
+				mu.Unlock()
+				if wantCopy := tc.copy && store.Engine() == db.Postgres && !store.Dialect().Citus; copied != wantCopy {
+					t.Errorf("COPY used: %v, want %v", copied, wantCopy)
+				}
+			})
 		}
 	})
+}
+
+// lockedWriter is a log destination the test reads while the store writes.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // InsertManyCount counts only the rows written when ON CONFLICT skips
