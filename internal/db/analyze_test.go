@@ -107,6 +107,11 @@ func TestAnalyzeFirst(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// Autovacuum stays away from this test's table: only this
+		// process's ANALYZE counts.
+		if _, err := store.Exec(ctx, `ALTER TABLE clients SET (autovacuum_enabled = false)`); err != nil {
+			t.Fatal(err)
+		}
 		analyzed := func() (n int) {
 			t.Helper()
 			if err := store.QueryRow(ctx, `SELECT analyze_count FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = 'clients'`).Scan(&n); err != nil {
@@ -152,12 +157,13 @@ func TestAnalyzeFirst(t *testing.T) {
 			t.Errorf("the e-mail lookup does not probe the keys:\n%s", text)
 		}
 
+		before := analyzed()
 		insert(2*db.FirstAnalyzeRows, true)
 		if err := store.AnalyzeFirst(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if n := analyzed(); n != 1 {
-			t.Fatalf("clients analyzed %d times; the rounds keep a table that has statistics", n)
+		if n := analyzed(); n != before {
+			t.Fatalf("clients analyzed %d times, then %d; the rounds keep a table that has statistics", before, n)
 		}
 	})
 }
