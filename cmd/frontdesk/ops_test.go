@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"net/url"
@@ -15,6 +14,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/clock"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
+	"github.com/frontdesk/frontdesk/internal/logtest"
 )
 
 // Every command and subcommand answers --help (and -h) with its usage on
@@ -73,18 +73,18 @@ func TestHelp(t *testing.T) {
 
 // serveEnv starts serve in-process with the given environment and returns
 // its address and stderr; it stops when the test ends.
-func serveEnv(t *testing.T, vars map[string]string, args ...string) (addr string, stderr *syncBuffer) {
+func serveEnv(t *testing.T, vars map[string]string, args ...string) (addr string, stderr *logtest.Buffer) {
 	addr, stderr, _ = serveStoppable(t, vars, args...)
 	return addr, stderr
 }
 
 // serveStoppable is serveEnv that can also be stopped earlier.
-func serveStoppable(t *testing.T, vars map[string]string, args ...string) (addr string, stderr *syncBuffer, stop func()) {
+func serveStoppable(t *testing.T, vars map[string]string, args ...string) (addr string, stderr *logtest.Buffer, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
-	stderr = &syncBuffer{}
-	env := &Env{Getenv: func(k string) string { return vars[k] }, Stdin: strings.NewReader(""), Stdout: &syncBuffer{}, Stderr: stderr,
+	stderr = &logtest.Buffer{}
+	env := &Env{Getenv: func(k string) string { return vars[k] }, Stdin: strings.NewReader(""), Stdout: &logtest.Buffer{}, Stderr: stderr,
 		Clock: clock.System{}, Ready: ready}
 	done := make(chan int, 1)
 	go func() {
@@ -137,25 +137,6 @@ func TestWeakAdminToken(t *testing.T) {
 	if strings.Contains(stderr.String(), "FRONTDESK_ADMIN_TOKEN") {
 		t.Errorf("stderr: %s", stderr.String())
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a server goroutine to write while
-// the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // backup and restore from the command line, against a running server.

@@ -1,18 +1,16 @@
 package db_test
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
+	"github.com/frontdesk/frontdesk/internal/logtest"
 )
 
 // InsertMany writes every kind of value it takes, NULLs included, on both
@@ -31,10 +29,9 @@ func TestInsertManyValues(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				ctx := context.Background()
-				var logged bytes.Buffer
-				var mu sync.Mutex
+				logged := &logtest.Buffer{}
 				store, err := db.Open(ctx, dbtest.DSN(t, base.Engine()), db.Options{SlowQuery: time.Nanosecond,
-					Log: slog.New(slog.NewTextHandler(lockedWriter{&mu, &logged}, nil))})
+					Log: slog.New(slog.NewTextHandler(logged, nil))})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -91,27 +88,13 @@ func TestInsertManyValues(t *testing.T) {
 				if i != len(rows) {
 					t.Errorf("%d rows read back, want %d", i, len(rows))
 				}
-				mu.Lock()
 				copied := strings.Contains(logged.String(), "COPY bulk_probe")
-				mu.Unlock()
 				if wantCopy := tc.copy && store.Engine() == db.Postgres && !store.Dialect().Citus; copied != wantCopy {
 					t.Errorf("COPY used: %v, want %v", copied, wantCopy)
 				}
 			})
 		}
 	})
-}
-
-// lockedWriter is a log destination the test reads while the store writes.
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // InsertManyCount counts only the rows written when ON CONFLICT skips

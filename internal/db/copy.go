@@ -14,12 +14,13 @@ import (
 // PostgreSQL; fewer go in one unnest INSERT, a single round trip.
 const copyMinRows = 50
 
-// useCopy says whether InsertMany writes rows with COPY: PostgreSQL (not
-// Citus), inside a transaction, rows that need no ON CONFLICT clause, and
-// enough of them (docs/performance.md, "COPY for plain inserts").
+// useCopy says whether InsertMany writes rows with COPY: inside a
+// PostgreSQL transaction (only those keep their connection), not on
+// Citus, rows that need no ON CONFLICT clause, and enough of them
+// (docs/performance.md, "COPY for plain inserts").
 func useCopy(q Querier, tail string, n int) (*Tx, bool) {
 	tx, ok := q.(*Tx)
-	if !ok || tx.conn == nil || tx.db.dialect.Engine != Postgres || tx.db.dialect.Citus || tail != "" || n < copyMinRows {
+	if !ok || tx.conn == nil || tx.db.dialect.Citus || tail != "" || n < copyMinRows {
 		return nil, false
 	}
 	return tx, true

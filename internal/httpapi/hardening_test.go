@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -12,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/httpapi"
+	"github.com/frontdesk/frontdesk/internal/logtest"
 	"github.com/frontdesk/frontdesk/internal/reqid"
 )
 
@@ -195,29 +194,11 @@ func TestInvalidUTF8BodyIs422(t *testing.T) {
 	})
 }
 
-// syncBuffer is a log sink read while the server writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // observedServer is a server on h's store whose log and metrics the test
 // reads.
-func observedServer(t *testing.T, h *harness, cfg httpapi.Config) (*httpapi.Server, *syncBuffer) {
+func observedServer(t *testing.T, h *harness, cfg httpapi.Config) (*httpapi.Server, *logtest.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	cfg.DB, cfg.Clock = h.store, h.clock
 	cfg.Log = slog.New(slog.NewTextHandler(logs, nil))
 	if cfg.Registry == nil {
