@@ -294,6 +294,15 @@ func OptedOutOf(ctx context.Context, q db.Querier, acct account.Account, pairs [
 	return out, rows.Err()
 }
 
+// OptedOutSQL is OptedOutOf's rule as a condition, for a statement that
+// checks it along with its own work: true when the client of SQL
+// expression client opted out of the channel of expression channel, in the
+// account of expression acct.
+func OptedOutSQL(acct, client, channel string) string {
+	return `EXISTS (SELECT 1 FROM channel_consents cc WHERE cc.account_id = ` + acct +
+		` AND cc.client_id = ` + client + ` AND cc.channel_id = ` + channel + ` AND cc.opted_out)`
+}
+
 // SetConsent records an opt-out (out true) or opt-in; changed is false when
 // the client was already in that state, so the answer is sent only once.
 func SetConsent(ctx context.Context, tx *db.Tx, acct account.Account, clientID, channelID int64, out bool, now time.Time) (changed bool, err error) {

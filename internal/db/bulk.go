@@ -347,32 +347,13 @@ func updateMany(ctx context.Context, tx *Tx, acctID int64, table string, names, 
 	if len(values) == 0 {
 		return nil, nil
 	}
-	// The account comes first: it keys the table (and, on Citus, picks the
-	// shard); its placeholder is the statement's last.
-	cond := table + ".account_id = ? AND " + table + ".id = v.id"
-	if tx.Dialect().Engine == Postgres {
-		// The ids again, as an index condition the planner sees whatever
-		// it estimates of the unnest: without it, a table whose statistics
-		// are older than its rows is planned as a sequential scan. Not
-		// shown the ids (an InitPlan, as InKeys): shown 500 of them, it
-		// read every row of the account through the primary key's first
-		// column and filtered them (7 ms of a 500-client UPDATE at 20,000
-		// clients, against 1 ms for the probes).
-		cond += " AND " + table + ".id = ANY(" + hiddenArray("bigint[]") + ")"
-	}
-	if where != "" {
-		cond += " AND (" + where + ")"
-	}
-	if returning {
-		cond += " RETURNING " + table + ".id"
-	}
 	var ids []int64
 	run := func(stmt string, args []any) error {
 		if !returning {
 			_, err := tx.Exec(ctx, stmt, args...)
 			return err
 		}
-		rows, err := tx.Query(ctx, stmt, args...)
+		rows, err := tx.Query(ctx, stmt+" RETURNING "+table+".id", args...)
 		if err != nil {
 			return err
 		}
@@ -381,20 +362,13 @@ func updateMany(ctx context.Context, tx *Tx, acctID int64, table string, names, 
 		return err
 	}
 	if tx.Dialect().Engine == Postgres {
-		arrays := make([]any, len(names))
-		params := make([]string, len(names))
-		for j, t := range types {
-			arr, cast, err := column(values, j, strings.ToLower(t))
-			if err != nil {
-				return nil, fmt.Errorf("UpdateMany %s.%s: %w", table, names[j], err)
-			}
-			arrays[j], params[j] = arr, "CAST(? AS "+cast+")"
+		stmt, args, err := UpdateManyStatement(acctID, table, names, types, set, setArgs, where, values)
+		if err != nil {
+			return nil, err
 		}
-		stmt := fmt.Sprintf("UPDATE %s SET %s FROM unnest(%s) AS v(%s) WHERE %s",
-			table, set, strings.Join(params, ", "), strings.Join(names, ", "), cond)
-		err := run(stmt, append(append(append([]any{}, setArgs...), arrays...), acctID, arrays[0]))
-		return ids, err
+		return ids, run(stmt, args)
 	}
+	cond := updateCond(table, where)
 	per := min(tx.Dialect().MaxParams()/len(types)-len(setArgs), 500)
 	tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(types)), ", ") + ")"
 	for start := 0; start < len(values); start += per {
@@ -415,6 +389,44 @@ func updateMany(ctx context.Context, tx *Tx, acctID int64, table string, names, 
 		}
 	}
 	return ids, nil
+}
+
+// UpdateManyStatement is the statement UpdateManyWhere runs on
+// PostgreSQL, without a RETURNING clause, and its arguments, for a caller
+// that writes it into a larger statement (a data-modifying WITH query).
+func UpdateManyStatement(acctID int64, table string, names, types []string, set string, setArgs []any, where string, values [][]any) (string, []any, error) {
+	cond := updateCond(table, where)
+	// The ids again, as an index condition the planner sees whatever it
+	// estimates of the unnest: without it, a table whose statistics are
+	// older than its rows is planned as a sequential scan. Not shown the
+	// ids (an InitPlan, as InKeys): shown 500 of them, it read every row of
+	// the account through the primary key's first column and filtered them
+	// (7 ms of a 500-client UPDATE at 20,000 clients, against 1 ms for the
+	// probes).
+	cond += " AND " + table + ".id = ANY(" + hiddenArray("bigint[]") + ")"
+	arrays := make([]any, len(names))
+	params := make([]string, len(names))
+	for j, t := range types {
+		arr, cast, err := column(values, j, strings.ToLower(t))
+		if err != nil {
+			return "", nil, fmt.Errorf("UpdateMany %s.%s: %w", table, names[j], err)
+		}
+		arrays[j], params[j] = arr, "CAST(? AS "+cast+")"
+	}
+	stmt := fmt.Sprintf("UPDATE %s SET %s FROM unnest(%s) AS v(%s) WHERE %s",
+		table, set, strings.Join(params, ", "), strings.Join(names, ", "), cond)
+	return stmt, append(append(append([]any{}, setArgs...), arrays...), acctID, arrays[0]), nil
+}
+
+// updateCond is the WHERE clause of UpdateMany's statements. The account
+// comes first: it keys the table (and, on Citus, picks the shard); its
+// placeholder is the clause's first.
+func updateCond(table, where string) string {
+	cond := table + ".account_id = ? AND " + table + ".id = v.id"
+	if where != "" {
+		cond += " AND (" + where + ")"
+	}
+	return cond
 }
 
 // Int64s reads a one-column result of integers (ids a RETURNING clause or a

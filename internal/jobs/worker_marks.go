@@ -66,7 +66,7 @@ func writeStarts(ctx context.Context, tx *db.Tx, acct account.Account, marks []s
 		rows = append(rows, []any{m.id, db.Micros(m.at), db.Null(m.channel)})
 	}
 	ids, err := db.UpdateManyWhere(ctx, tx, acct.ID, "outbox", []string{"id", "at", "ch"}, []string{"BIGINT", "BIGINT", "BIGINT"},
-		"send_started_at = v.at, channel_id = COALESCE(v.ch, outbox.channel_id)", nil, pendingOnly, rows)
+		startSet, nil, pendingOnly, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +90,9 @@ func writeStarts(ctx context.Context, tx *db.Tx, acct account.Account, marks []s
 // rows are found by their ids in the primary key.
 const pendingOnly = "(outbox.status = 'pending') IS TRUE"
 
+// startSet is what a start mark changes.
+const startSet = "send_started_at = v.at, channel_id = COALESCE(v.ch, outbox.channel_id)"
+
 // sentMark is the Record of a provider's acceptance: message id is sent,
 // with what the Sender reported. Only a pending message changes.
 type sentMark struct {
@@ -106,25 +109,34 @@ func (s sentMark) Write(ctx context.Context, tx *db.Tx) error {
 
 // writeSents writes the sent marks of one account.
 func writeSents(ctx context.Context, tx *db.Tx, acctID int64, marks []sentMark) error {
+	_, err := db.UpdateManyWhere(ctx, tx, acctID, "outbox", sentColumns, sentTypes, sentSet, nil, pendingOnly, sentRows(marks))
+	return err
+}
+
+// The values of a sent mark, and what it changes.
+var (
+	sentColumns = []string{"id", "at", "provider", "segs", "ckey", "ctype", "cid", "dup"}
+	sentTypes   = []string{"BIGINT", "BIGINT", "TEXT", "BIGINT", "TEXT", "TEXT", "BIGINT", "BOOLEAN"}
+)
+
+const sentSet = `status = 'sent', attempts = attempts + 1, sent_at = v.at, error = NULL, provider_message_id = v.provider, segments = v.segs,
+	channel_key = COALESCE(v.ckey, outbox.channel_key), channel = COALESCE(v.ctype, outbox.channel),
+	channel_id = COALESCE(v.cid, outbox.channel_id), possible_duplicate = v.dup`
+
+func sentRows(marks []sentMark) [][]any {
 	rows := make([][]any, len(marks))
 	for i, m := range marks {
 		rows[i] = []any{m.id, db.Micros(m.at), db.Null(m.d.ProviderID), db.Null(int64(m.d.Segments)),
 			db.Null(m.d.ChannelKey), db.Null(m.d.Channel), db.Null(m.d.ChannelID), m.d.PossibleDuplicate}
 	}
-	_, err := db.UpdateManyWhere(ctx, tx, acctID, "outbox",
-		[]string{"id", "at", "provider", "segs", "ckey", "ctype", "cid", "dup"},
-		[]string{"BIGINT", "BIGINT", "TEXT", "BIGINT", "TEXT", "TEXT", "BIGINT", "BOOLEAN"},
-		`status = 'sent', attempts = attempts + 1, sent_at = v.at, error = NULL, provider_message_id = v.provider, segments = v.segs,
-		channel_key = COALESCE(v.ckey, outbox.channel_key), channel = COALESCE(v.ctype, outbox.channel),
-		channel_id = COALESCE(v.cid, outbox.channel_id), possible_duplicate = v.dup`, nil, pendingOnly, rows)
-	return err
+	return rows
 }
 
 // writeRecords writes the Records of one group commit in tx: the marks
-// together per account and kind, any other Record on its own. A mark that
-// cannot be written fails alone (failed, by job); any other error is the
-// transaction's.
-func writeRecords(ctx context.Context, tx *db.Tx, batch []queuedRecord, failed map[int64]error) error {
+// together per account and kind (with together, per account: writeMarks),
+// any other Record on its own. A mark that cannot be written fails alone
+// (failed, by job); any other error is the transaction's.
+func (w *Worker) writeRecords(ctx context.Context, tx *db.Tx, batch []queuedRecord, failed map[int64]error, together bool) error {
 	type marks struct{ starts, sents []int } // positions in batch
 	byAccount := map[int64]*marks{}
 	var accounts []int64
@@ -151,20 +163,29 @@ func writeRecords(ctx context.Context, tx *db.Tx, batch []queuedRecord, failed m
 	}
 	for _, acct := range accounts {
 		m := byAccount[acct]
-		if starts := recordsAt[startMark](batch, m.starts); len(starts) > 0 {
-			errs, err := writeStarts(ctx, tx, starts[0].acct, starts)
-			if err != nil {
-				return err
-			}
+		starts, sents := recordsAt[startMark](batch, m.starts), recordsAt[sentMark](batch, m.sents)
+		var errs []error
+		var err error
+		switch {
+		case together && len(starts) > 0:
+			jobIDs := make([]int64, len(m.starts))
 			for n, i := range m.starts {
-				if errs[n] != nil {
-					failed[batch[i].job] = errs[n]
-				}
+				jobIDs[n] = batch[i].job
 			}
+			errs, err = w.writeMarks(ctx, tx, acct, starts, jobIDs, sents)
+		case len(starts) > 0:
+			if errs, err = writeStarts(ctx, tx, starts[0].acct, starts); err == nil && len(sents) > 0 {
+				err = writeSents(ctx, tx, acct, sents)
+			}
+		case len(sents) > 0:
+			err = writeSents(ctx, tx, acct, sents)
 		}
-		if sents := recordsAt[sentMark](batch, m.sents); len(sents) > 0 {
-			if err := writeSents(ctx, tx, acct, sents); err != nil {
-				return err
+		if err != nil {
+			return err
+		}
+		for n, i := range m.starts {
+			if errs[n] != nil {
+				failed[batch[i].job] = errs[n]
 			}
 		}
 	}

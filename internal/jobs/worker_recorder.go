@@ -132,7 +132,8 @@ func (r *recorder) loop(ctx context.Context) {
 }
 
 // run commits batch: all together first, the marks of message sends in a
-// statement per account and kind (worker_marks.go); only when that fails,
+// statement per account and kind (worker_marks.go), or per account
+// (worker_marks_together.go); only when that fails,
 // again with a savepoint each, so that a Record that fails fails alone. It
 // returns the failures by job (every job's, when the transaction itself
 // failed).
@@ -140,12 +141,17 @@ func (r *recorder) run(ctx context.Context, batch []queuedRecord) map[int64]erro
 	failed := map[int64]error{}
 	// ours is the part of batch to write: the Records whose Call waits
 	// (Commit) only while their job is still this worker's, checked for all
-	// of them with one locking read.
-	ours := func(tx *db.Tx) ([]queuedRecord, error) {
+	// of them with one locking read; with together, the start marks' jobs
+	// are checked by the marks' own statement (writeMarks).
+	ours := func(tx *db.Tx, together bool) ([]queuedRecord, error) {
 		clear(failed)
+		checked := func(q queuedRecord) bool {
+			_, start := q.rec.(startMark)
+			return q.done != nil && !(together && start)
+		}
 		var guarded []Job
 		for _, q := range batch {
-			if q.done != nil {
+			if checked(q) {
 				guarded = append(guarded, Job{ID: q.job, AccountID: q.acct})
 			}
 		}
@@ -155,7 +161,7 @@ func (r *recorder) run(ctx context.Context, batch []queuedRecord) map[int64]erro
 		}
 		todo := make([]queuedRecord, 0, len(batch))
 		for _, q := range batch {
-			if q.done != nil && !mine[q.job] {
+			if checked(q) && !mine[q.job] {
 				failed[q.job] = ErrNotOurs
 				continue
 			}
@@ -164,15 +170,16 @@ func (r *recorder) run(ctx context.Context, batch []queuedRecord) map[int64]erro
 		return todo, nil
 	}
 	err := r.w.DB.Transact(ctx, func(tx *db.Tx) error {
-		todo, err := ours(tx)
+		together := marksTogether(tx)
+		todo, err := ours(tx, together)
 		if err != nil {
 			return err
 		}
-		return writeRecords(ctx, tx, todo, failed)
+		return r.w.writeRecords(ctx, tx, todo, failed, together)
 	})
 	if err != nil {
 		err = r.w.DB.Transact(ctx, func(tx *db.Tx) error {
-			todo, err := ours(tx)
+			todo, err := ours(tx, false)
 			if err != nil {
 				return err
 			}
