@@ -15,23 +15,69 @@ import (
 // "Sending a round of messages"), and under load the four were the largest
 // share of the database's statement time.
 
-// marksTogether reports whether tx writes an account's marks with one
+// marksTogether reports whether q writes an account's marks with one
 // statement (writeMarks). Citus runs a statement that locks rows only when
 // it stays on one shard, and SQLite has no data-modifying WITH queries: there
 // the marks keep their own statements.
-func marksTogether(tx *db.Tx) bool {
-	d := tx.Dialect()
+func marksTogether(q db.Querier) bool {
+	d := q.Dialect()
 	return d.Engine == db.Postgres && !d.Citus
+}
+
+// marksAlone is a group commit that is nothing but marks of one account,
+// one start at least, and no sent mark whose Call waits: writeMarks's
+// statement is then all of it, and runs on its own, outside a transaction
+// (a statement is atomic), which saves the round trips of BEGIN and COMMIT
+// that every send under way would wait for. ok is false for any other
+// batch.
+func (w *Worker) marksAlone(ctx context.Context, batch []queuedRecord) (failed map[int64]error, ok bool, err error) {
+	if len(batch) == 0 || !marksTogether(w.DB) {
+		return nil, false, nil
+	}
+	acct := batch[0].acct
+	var starts []startMark
+	var sents []sentMark
+	var jobIDs []int64
+	for _, q := range batch {
+		if q.acct != acct {
+			return nil, false, nil
+		}
+		switch m := q.rec.(type) {
+		case startMark:
+			starts, jobIDs = append(starts, m), append(jobIDs, q.job)
+		case sentMark:
+			if q.done != nil {
+				return nil, false, nil
+			}
+			sents = append(sents, m)
+		default:
+			return nil, false, nil
+		}
+	}
+	if len(starts) == 0 {
+		return nil, false, nil
+	}
+	errs, err := w.writeMarks(ctx, w.DB, acct, starts, jobIDs, sents)
+	if err != nil {
+		return nil, true, err
+	}
+	failed = map[int64]error{}
+	for i, e := range errs {
+		if e != nil {
+			failed[jobIDs[i]] = e
+		}
+	}
+	return failed, true, nil
 }
 
 // writeMarks writes the start and sent marks of one account with one
 // statement. It checks what the starts' own statements check: it locks the
-// starts' jobs that are still this worker's until tx ends, as stillOurs
+// starts' jobs that are still this worker's until its transaction ends, as stillOurs
 // does, and leaves out a start whose job is not (ErrNotOurs), whose client
 // opted out of the channel (ErrOptedOut) or whose message is no longer
 // pending (ErrNotOurs). jobIDs holds each start's job; failed holds each
 // start's own failure, by position.
-func (w *Worker) writeMarks(ctx context.Context, tx *db.Tx, acctID int64, starts []startMark, jobIDs []int64, sents []sentMark) (failed []error, err error) {
+func (w *Worker) writeMarks(ctx context.Context, q db.Querier, acctID int64, starts []startMark, jobIDs []int64, sents []sentMark) (failed []error, err error) {
 	ids := make([]int64, len(starts))
 	clients := make([]int64, len(starts))
 	chans := make([]int64, len(starts))
@@ -46,7 +92,7 @@ func (w *Worker) writeMarks(ctx context.Context, tx *db.Tx, acctID int64, starts
 		return nil, err
 	}
 	// A client or channel of 0 is none: no opt-out applies.
-	q := `WITH mine AS (SELECT id FROM jobs WHERE account_id = ? AND id = ANY(CAST(? AS bigint[])) AND status = 'running' AND claimed_by = ? ORDER BY id FOR UPDATE),
+	stmt := `WITH mine AS (SELECT id FROM jobs WHERE account_id = ? AND id = ANY(CAST(? AS bigint[])) AND status = 'running' AND claimed_by = ? ORDER BY id FOR UPDATE),
 		opted AS (SELECT p.id FROM unnest(CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS bigint[])) AS p(id, client, ch)
 			WHERE p.client <> 0 AND ` + channels.OptedOutSQL("?", "p.client", "p.ch") + `),
 		started AS (` + startSQL + ` RETURNING outbox.id)`
@@ -56,13 +102,13 @@ func (w *Worker) writeMarks(ctx context.Context, tx *db.Tx, acctID int64, starts
 		if err != nil {
 			return nil, err
 		}
-		q += `, sent AS (` + sentSQL + `)`
+		stmt += `, sent AS (` + sentSQL + `)`
 		args = append(args, sentArgs...)
 	}
 	// Data-modifying WITH queries run to their end whether or not they are
 	// read, so the sent marks need not be.
-	q += ` SELECT 1, id FROM mine UNION ALL SELECT 2, id FROM opted UNION ALL SELECT 3, id FROM started`
-	res, err := tx.Query(ctx, q, args...)
+	stmt += ` SELECT 1, id FROM mine UNION ALL SELECT 2, id FROM opted UNION ALL SELECT 3, id FROM started`
+	res, err := q.Query(ctx, stmt, args...)
 	if err != nil {
 		return nil, err
 	}

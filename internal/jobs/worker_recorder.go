@@ -133,11 +133,15 @@ func (r *recorder) loop(ctx context.Context) {
 
 // run commits batch: all together first, the marks of message sends in a
 // statement per account and kind (worker_marks.go), or per account
-// (worker_marks_together.go); only when that fails,
+// (worker_marks_together.go), when that is all, even without a transaction
+// (marksAlone); only when that fails,
 // again with a savepoint each, so that a Record that fails fails alone. It
 // returns the failures by job (every job's, when the transaction itself
 // failed).
 func (r *recorder) run(ctx context.Context, batch []queuedRecord) map[int64]error {
+	if failed, ok, err := r.w.marksAlone(ctx, batch); ok && err == nil {
+		return failed
+	}
 	failed := map[int64]error{}
 	// ours is the part of batch to write: the Records whose Call waits
 	// (Commit) only while their job is still this worker's, checked for all
