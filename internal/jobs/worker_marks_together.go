@@ -72,11 +72,11 @@ func (w *Worker) marksAlone(ctx context.Context, batch []queuedRecord) (failed m
 
 // writeMarks writes the start and sent marks of one account with one
 // statement. It checks what the starts' own statements check: it locks the
-// starts' jobs that are still this worker's until its transaction ends, as stillOurs
-// does, and leaves out a start whose job is not (ErrNotOurs), whose client
-// opted out of the channel (ErrOptedOut) or whose message is no longer
-// pending (ErrNotOurs). jobIDs holds each start's job; failed holds each
-// start's own failure, by position.
+// starts' jobs that are still this worker's until its transaction ends (as
+// stillOurs does), and leaves out a start whose job is not (ErrNotOurs),
+// whose client opted out of the channel (ErrOptedOut) or whose message is
+// no longer pending (ErrNotOurs). jobIDs holds each start's job; failed
+// holds each start's own failure, by position.
 func (w *Worker) writeMarks(ctx context.Context, q db.Querier, acctID int64, starts []startMark, jobIDs []int64, sents []sentMark) (failed []error, err error) {
 	ids := make([]int64, len(starts))
 	clients := make([]int64, len(starts))
