@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/csvimport"
+	"github.com/frontdesk/frontdesk/internal/logtest"
 )
 
 // failsafe bounds a wait that only a broken pipeline would make long: the
@@ -119,8 +120,8 @@ func TestJobPreparesTheNextBatchWhileOneIsInFlight(t *testing.T) {
 // gatedWriter is a result file whose first write after the header waits
 // for open; it records what was written.
 type gatedWriter struct {
-	mu     sync.Mutex
-	buf    bytes.Buffer
+	logtest.Buffer
+	mu     sync.Mutex // guards writes
 	writes int
 	open   chan struct{}
 	t      *testing.T
@@ -138,15 +139,7 @@ func (g *gatedWriter) Write(p []byte) (int, error) {
 			g.t.Error("the result file held up sending")
 		}
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.buf.Write(p)
-}
-
-func (g *gatedWriter) String() string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.buf.String()
+	return g.Buffer.Write(p)
 }
 
 // Writing the result file is off the critical path: batch 2 is sent while

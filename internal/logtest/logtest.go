@@ -1,5 +1,6 @@
-// Package logtest holds what a test needs to read a log while a server or a
-// store writes it from other goroutines.
+// Package logtest holds what a test needs to read a log (or any output,
+// such as an import's result file) while a server, a store or a run writes
+// it from other goroutines.
 package logtest
 
 import (
