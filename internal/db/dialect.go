@@ -1,9 +1,7 @@
 package db
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -99,46 +97,6 @@ func IsUniqueViolation(err error) bool {
 		return pgErr.Code == "23505"
 	}
 	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
-}
-
-// ReserveIDs returns n fresh ids for table, so a batch can insert rows with
-// known ids in one statement and never depend on the order of RETURNING.
-// On SQLite the caller's transaction holds the write lock (BEGIN IMMEDIATE),
-// so max(id) cannot move under it (inserting the ids moves sqlite_sequence
-// past them); on PostgreSQL the identity sequence hands
-// out ids that no other transaction will get.
-func (d Dialect) ReserveIDs(ctx context.Context, q Querier, table string, n int) ([]int64, error) {
-	if n == 0 {
-		return nil, nil
-	}
-	ids := make([]int64, 0, n)
-	if d.Engine == Postgres {
-		// The sequence is resolved once (an InitPlan), not once per id.
-		rows, err := q.Query(ctx, fmt.Sprintf(`SELECT nextval((SELECT pg_get_serial_sequence('%s', 'id')::regclass)) FROM generate_series(1, ?)`, table), n)
-		if err != nil {
-			return nil, fmt.Errorf("reserve %s ids: %w", table, err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				return nil, err
-			}
-			ids = append(ids, id)
-		}
-		return ids, rows.Err()
-	}
-	// Above the table's highest id and, for a table with AUTOINCREMENT
-	// (migration 00021), above the highest it ever had: an id deleted
-	// before is never handed out again.
-	var max int64
-	if err := q.QueryRow(ctx, fmt.Sprintf(`SELECT MAX(COALESCE((SELECT MAX(id) FROM %s), 0), COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '%s'), 0))`, table, table)).Scan(&max); err != nil {
-		return nil, fmt.Errorf("reserve %s ids: %w", table, err)
-	}
-	for i := 1; i <= n; i++ {
-		ids = append(ids, max+int64(i))
-	}
-	return ids, nil
 }
 
 // inList is a list bound to one `IN (?)` placeholder; the querier expands

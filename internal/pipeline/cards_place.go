@@ -46,6 +46,24 @@ type placeOptions struct {
 	automations bool        // record the stage's on-arrival automations
 	assign      *assignment // nil: no assignment rules (add)
 	jobSource   string      // jobs.source_type: "add" or "ingest"
+	// cardIDs are ids the caller reserved for new cards (with its clients'
+	// ids, in one round trip); place reserves only those it needs beyond.
+	cardIDs []int64
+	// hooks are the account's webhooks read before the transaction; nil:
+	// place reads them (jobs.Emit).
+	hooks *jobs.Hooks
+}
+
+// freshIDs returns n ids for new cards: the caller's reserved ones first.
+func freshIDs(ctx context.Context, tx *db.Tx, reserved []int64, n int) ([]int64, error) {
+	if len(reserved) >= n {
+		return reserved[:n], nil
+	}
+	more, err := tx.Dialect().ReserveIDs(ctx, tx, "cards", n-len(reserved))
+	if err != nil {
+		return nil, err
+	}
+	return append(slices.Clip(reserved), more...), nil
 }
 
 // raced handles placements another transaction beat this one to: of the
@@ -182,7 +200,7 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 
 	us := db.Micros(now)
 	if len(fresh) > 0 {
-		cardIDs, err := tx.Dialect().ReserveIDs(ctx, tx, "cards", len(fresh))
+		cardIDs, err := freshIDs(ctx, tx, opt.cardIDs, len(fresh))
 		if err != nil {
 			return nil, err
 		}
@@ -275,7 +293,11 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 			ClientStateID: out[i].cardID, ClientID: want[i].clientID, PipelineID: pipelineID, StageID: stage.ID,
 			Status: out[i].status, EntrySource: opt.source, AssignedUserID: out[i].assignee}})
 	}
-	if err := jobs.Emit(ctx, tx, acct, now, placedEvents...); err != nil {
+	emit := jobs.Emit
+	if opt.hooks != nil {
+		emit = opt.hooks.Emit
+	}
+	if err := emit(ctx, tx, acct, now, placedEvents...); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -34,12 +34,25 @@ func (b *batch) write(ctx context.Context) error {
 			}
 		}
 	}
-	ids, err := contact.InsertMany(ctx, b.tx, b.acct, news, b.now)
+	// On PostgreSQL the new clients' ids and their cards' come in one round
+	// trip: a client the batch creates always gets a new card. SQLite hands
+	// out ids above a table's highest (no round trip), and a second
+	// reservation of cards before the first are inserted would hand out
+	// the same ones again, so there place reserves all of them.
+	cards := 0
+	if b.tx.Dialect().Engine == db.Postgres {
+		cards = len(news)
+	}
+	ids, err := b.tx.Dialect().ReserveIDsOf(ctx, b.tx, db.Reservation{Table: "clients", N: len(news)}, db.Reservation{Table: "cards", N: cards})
 	if err != nil {
 		return err
 	}
+	b.cardIDs = ids[1]
+	if err := contact.InsertWithIDs(ctx, b.tx, b.acct, ids[0], news, b.now); err != nil {
+		return err
+	}
 	for j, i := range newIdx {
-		id := ids[j]
+		id := ids[0][j]
 		b.results[i].ClientID = &id
 	}
 	if len(updates) > 0 {
@@ -185,6 +198,7 @@ func (b *batch) placeRows(ctx context.Context) error {
 	}
 	out, err := place(ctx, b.tx, b.acct, b.node.pipelineID, b.stage, want, placeOptions{
 		source: SourceAPI, automations: b.req.TriggerAutomations, assign: &b.node.assign, jobSource: "ingest",
+		cardIDs: b.cardIDs, hooks: b.hooks,
 	}, b.now)
 	if err != nil {
 		return err
