@@ -244,8 +244,11 @@ type New struct {
 	Company             string
 	Timezone            string
 	Data                map[string]any
-	LeadValue           *float64
-	NationalID          string // the stored form (NationalID), or ""
+	// DataJSON is Data encoded, when the caller has it already (an ingest
+	// batch encodes it to check its size); empty: encoded on insert.
+	DataJSON   string
+	LeadValue  *float64
+	NationalID string // the stored form (NationalID), or ""
 }
 
 // InsertMany creates clients with one multi-row statement and returns their
@@ -289,17 +292,21 @@ func insertRow(id int64, acct account.Account, c New, now time.Time) []any {
 	if e := strings.TrimSpace(c.Email); e != "" {
 		email, emailNorm = e, NormEmail(e)
 	}
-	data := c.Data
-	if data == nil {
-		data = map[string]any{}
+	encoded := c.DataJSON
+	if encoded == "" {
+		data := c.Data
+		if data == nil {
+			data = map[string]any{}
+		}
+		b, _ := json.Marshal(data)
+		encoded = string(b)
 	}
-	b, _ := json.Marshal(data)
 	var lead any
 	if c.LeadValue != nil {
 		lead = *c.LeadValue
 	}
 	return []any{id, acct.ID, strings.TrimSpace(c.FirstName), strings.TrimSpace(c.LastName), SearchName(c.FirstName, c.LastName),
-		SearchText(c.FirstName, c.LastName, c.Email, c.NationalID), cc, national, email, emailNorm, db.Null(strings.TrimSpace(c.Company)), db.Null(c.Timezone), string(b), lead,
+		SearchText(c.FirstName, c.LastName, c.Email, c.NationalID), cc, national, email, emailNorm, db.Null(strings.TrimSpace(c.Company)), db.Null(c.Timezone), encoded, lead,
 		c.NationalID, db.Micros(now), db.Micros(now)}
 }
 
@@ -325,6 +332,13 @@ func LockKeys(ctx context.Context, tx *db.Tx, acct account.Account, k Keys) erro
 	if tx.Dialect().Engine != db.Postgres {
 		return nil
 	}
+	return advisoryLocks(ctx, tx, KeyLocks(acct, k))
+}
+
+// KeyLocks are the advisory locks LockKeys takes for k, in the order it
+// takes them (ascending, each once), for a caller that takes them in a
+// statement of its own together with another lock.
+func KeyLocks(acct account.Account, k Keys) []int64 {
 	keys := make([]int64, 0, len(k.Nationals)+len(k.Emails)+len(k.IDs))
 	for _, n := range k.Nationals {
 		if n != "" {
@@ -339,7 +353,8 @@ func LockKeys(ctx context.Context, tx *db.Tx, acct account.Account, k Keys) erro
 	for _, id := range k.IDs {
 		keys = append(keys, lockKey(acct, "i", strconv.FormatInt(id, 10)))
 	}
-	return advisoryLocks(ctx, tx, keys)
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 // LockByIDs locks the clients of acct with these ids until the transaction
@@ -391,15 +406,14 @@ func lockKey(acct account.Account, kind, v string) int64 {
 	return int64(h)
 }
 
-// advisoryLocks takes the keys in ascending order in one round trip
-// (unnest yields the array in order and the aggregate takes the locks row
-// by row; counting them sends back one row instead of one per key).
+// advisoryLocks takes the keys (ascending, from KeyLocks) in their order in
+// one round trip (unnest yields the array in order and the aggregate takes
+// the locks row by row; counting them sends back one row instead of one
+// per key).
 func advisoryLocks(ctx context.Context, tx *db.Tx, keys []int64) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
 	_, err := tx.Exec(ctx, `SELECT COUNT(pg_advisory_xact_lock(k)) FROM unnest(?::bigint[]) AS t(k)`, keys)
 	return err
 }

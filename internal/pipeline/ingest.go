@@ -238,12 +238,7 @@ func (in *Ingester) Ingest(ctx context.Context, acct account.Account, req Ingest
 	var res *IngestResult
 	rolledBack := errors.New("rolled back")
 	err = in.DB.Transact(ctx, func(tx *db.Tx) error {
-		if !req.DryRun {
-			if err := lockNodeAcrossInstances(ctx, tx, n.uuid, time.Until(deadline)); err != nil {
-				return err
-			}
-		}
-		b := &batch{tx: tx, acct: acct, req: req, node: n, stage: stage, now: now, hooks: hooks.hooks}
+		b := &batch{tx: tx, acct: acct, req: req, node: n, stage: stage, now: now, hooks: hooks.hooks, deadline: deadline}
 		var err error
 		res, err = b.run(ctx)
 		if err != nil {
@@ -296,22 +291,27 @@ func (in *Ingester) stage(ctx context.Context, acct account.Account, n node, sta
 	return defaultStage(ctx, in.DB, acct, n.pipelineID)
 }
 
-// lockNodeAcrossInstances takes the node's advisory lock on PostgreSQL,
-// waiting at most wait.
-func lockNodeAcrossInstances(ctx context.Context, tx *db.Tx, uuid string, wait time.Duration) error {
-	if tx.Dialect().Engine != db.Postgres {
+// lockAcrossInstances takes, on PostgreSQL, the node's advisory lock,
+// waiting at most until the batch's deadline, then the locks of its
+// clients' keys (contact.KeyLocks), which wait as long as another batch
+// holds one: one round trip for both. The select list is evaluated left
+// to right, the key locks' subquery included (PostgreSQL evaluates it when
+// its column is reached), so the timeout applies to the node's lock only
+// and is lifted before the keys are taken. SQLite's write transactions run
+// one at a time and need neither.
+func (b *batch) lockAcrossInstances(ctx context.Context, keys []int64) error {
+	if b.tx.Dialect().Engine != db.Postgres {
 		return nil
 	}
-	ms := max(wait.Milliseconds(), 1)
+	ms := max(time.Until(b.deadline).Milliseconds(), 1)
 	h := fnv.New64a()
-	h.Write([]byte("ingest/" + uuid))
-	// One round trip: the timeout applies to this lock only (the select
-	// list is evaluated left to right) and is lifted again right after.
-	_, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', ?, true), pg_advisory_xact_lock(?), set_config('lock_timeout', '0', true)`,
-		fmt.Sprintf("%dms", ms), int64(h.Sum64()))
+	h.Write([]byte("ingest/" + b.node.uuid))
+	_, err := b.tx.Exec(ctx, `SELECT set_config('lock_timeout', ?, true), pg_advisory_xact_lock(?), set_config('lock_timeout', '0', true),
+		(SELECT COUNT(pg_advisory_xact_lock(k)) FROM unnest(?::bigint[]) AS t(k))`,
+		fmt.Sprintf("%dms", ms), int64(h.Sum64()), keys)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "55P03" {
-		return batchInProgress(uuid)
+		return batchInProgress(b.node.uuid)
 	}
 	return err
 }
@@ -325,6 +325,8 @@ type batch struct {
 	stage Stage
 	now   time.Time
 	hooks *jobs.Hooks // read before the lock; nil on a dry run
+	// deadline ends the wait for the node's lock (then BATCH_IN_PROGRESS)
+	deadline time.Time
 
 	results []RowResult
 	// decided per row
@@ -391,7 +393,7 @@ func (b *batch) run(ctx context.Context) (*IngestResult, error) {
 		// No other transaction can create a client with one of these
 		// phones or e-mails, or merge into one named by id, until this one
 		// commits.
-		if err := contact.LockKeys(ctx, b.tx, b.acct, contact.Keys{Nationals: nationals, Emails: emails, IDs: ids}); err != nil {
+		if err := b.lockAcrossInstances(ctx, contact.KeyLocks(b.acct, contact.Keys{Nationals: nationals, Emails: emails, IDs: ids})); err != nil {
 			return nil, err
 		}
 	}

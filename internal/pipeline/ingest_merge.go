@@ -23,12 +23,12 @@ func (b *batch) merge(i int, r Row, c contact.Client) bool {
 	set(&m.Email, r.Email)
 	set(&m.Company, r.Company)
 	set(&m.Timezone, r.Timezone) // inferred zones never apply to existing clients
-	data, dataChanged, size := mergeData(c.Data, b.req.Defaults.Data, r.Data)
-	if size >= maxDataBytes {
+	data, dataChanged, encoded := mergeData(c.Data, b.req.Defaults.Data, r.Data)
+	if len(encoded) >= maxDataBytes {
 		b.fail(i, rowErr("data", CodeInvalidFormat, "the merged custom fields would reach 16 KB"))
 		return false
 	}
-	m.Data = data
+	m.Data, m.DataJSON = data, encoded
 	b.merged[i] = m
 	b.changed[i] = changed || dataChanged
 	b.tags[i] = append(append([]Tag{}, b.req.Defaults.Tags...), r.Tags...)
@@ -37,8 +37,8 @@ func (b *batch) merge(i int, r Row, c contact.Client) bool {
 
 // create prepares a new client; false when the row fails.
 func (b *batch) create(i int, r Row) bool {
-	data, _, size := mergeData(nil, b.req.Defaults.Data, r.Data)
-	if size >= maxDataBytes {
+	data, _, encoded := mergeData(nil, b.req.Defaults.Data, r.Data)
+	if len(encoded) >= maxDataBytes {
 		b.fail(i, rowErr("data", CodeInvalidFormat, "the custom fields would reach 16 KB"))
 		return false
 	}
@@ -49,7 +49,7 @@ func (b *batch) create(i int, r Row) bool {
 	if tz == "" {
 		tz = zoneOf(r.Phone)
 	}
-	b.merged[i] = contact.New{FirstName: r.FirstName, LastName: r.LastName, Phone: r.Phone, Email: r.Email, Company: r.Company, Timezone: tz, Data: data}
+	b.merged[i] = contact.New{FirstName: r.FirstName, LastName: r.LastName, Phone: r.Phone, Email: r.Email, Company: r.Company, Timezone: tz, Data: data, DataJSON: encoded}
 	if b.node.leadValue > 0 { // a new client has no lead value: it takes the node's
 		v := b.node.leadValue
 		b.merged[i].LeadValue = &v

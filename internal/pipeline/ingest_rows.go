@@ -172,8 +172,9 @@ func trimmed(s string, _ bool) string { return strings.TrimSpace(s) }
 
 // mergeData applies defaults.data then the row's data onto base (a copy),
 // key by key: a key sets, a null removes, unmentioned keys stay. It reports
-// whether the result differs and its encoded size.
-func mergeData(base map[string]any, layers ...map[string]any) (map[string]any, bool, int) {
+// whether the result differs and returns its JSON, which is what is stored
+// (contact.New.DataJSON) and what the size limit counts.
+func mergeData(base map[string]any, layers ...map[string]any) (map[string]any, bool, string) {
 	out := make(map[string]any, len(base))
 	for k, v := range base {
 		out[k] = v
@@ -196,7 +197,7 @@ func mergeData(base map[string]any, layers ...map[string]any) (map[string]any, b
 		}
 	}
 	b, _ := json.Marshal(out)
-	return out, changed, len(b)
+	return out, changed, string(b)
 }
 
 // sameJSON reports whether two values encode the same. Strings (most

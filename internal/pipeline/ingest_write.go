@@ -6,7 +6,6 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -28,9 +27,8 @@ func (b *batch) write(ctx context.Context) error {
 		case StatusUpdated:
 			if b.changed[i] {
 				m := b.merged[i]
-				data, _ := json.Marshal(m.Data)
 				updates = append(updates, []any{b.matched[i].ID, m.FirstName, m.LastName, contact.SearchName(m.FirstName, m.LastName), contact.SearchText(m.FirstName, m.LastName, m.Email, b.matched[i].NationalID),
-					db.Null(m.Email), db.Null(contact.NormEmail(m.Email)), db.Null(m.Company), db.Null(m.Timezone), string(data), us})
+					db.Null(m.Email), db.Null(contact.NormEmail(m.Email)), db.Null(m.Company), db.Null(m.Timezone), m.DataJSON, us})
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/contact"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/errs"
@@ -92,6 +93,36 @@ func TestBatchWaitsForItsTurn(t *testing.T) {
 		in.Wait = 10 * time.Second
 		if _, err := in.Ingest(context.Background(), acct, oneRow(), time.Now()); err != nil {
 			t.Fatalf("after unlock: %v", err)
+		}
+
+		// The node's lock and the row's key locks are one statement: the
+		// node's comes first, under the timeout, and the keys' after, with
+		// none. Another instance holding the node and the row's phone: the
+		// batch times out on the node (it never waits on the phone first,
+		// where no timeout applies).
+		phoneKey := contact.KeyLocks(acct, contact.Keys{Nationals: []string{oneRow().Rows[0].Phone.National}})[0]
+		if _, err := conn.ExecContext(context.Background(), `SELECT pg_advisory_lock($1), pg_advisory_lock($2)`, int64(h.Sum64()), phoneKey); err != nil {
+			t.Fatal(err)
+		}
+		in.Wait = 30 * time.Millisecond
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err = in.Ingest(ctx, acct, oneRow(), time.Now()); !errs.Is(err, errs.BatchInProgress) {
+			t.Fatalf("node and phone held elsewhere: %v, want BATCH_IN_PROGRESS", err)
+		}
+		// With the node free, the phone alone is waited for however long
+		// it takes (the timeout was lifted): not BATCH_IN_PROGRESS.
+		conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, int64(h.Sum64()))
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, phoneKey)
+		}()
+		start = time.Now()
+		if _, err := in.Ingest(context.Background(), acct, oneRow(), time.Now()); err != nil {
+			t.Fatalf("phone held elsewhere: %v, want the batch to wait for it", err)
+		}
+		if waited := time.Since(start); waited < 250*time.Millisecond {
+			t.Errorf("the batch took %v: it did not wait for the phone's lock", waited)
 		}
 	})
 }
