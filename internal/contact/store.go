@@ -272,6 +272,9 @@ func InsertWithIDs(ctx context.Context, tx *db.Tx, acct account.Account, ids []i
 	if len(ids) != len(clients) {
 		return fmt.Errorf("insert clients: %d ids for %d clients", len(ids), len(clients))
 	}
+	if len(clients) == 0 {
+		return nil
+	}
 	rows := make([][]any, len(clients))
 	for i, c := range clients {
 		rows[i] = insertRow(ids[i], acct, c, now)

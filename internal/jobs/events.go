@@ -81,10 +81,9 @@ type Hooks struct {
 // LoadHooks reads the account's active webhooks. A caller that holds a
 // lock while it emits (an ingest batch, whose input node takes one batch
 // at a time) reads them before it takes the lock and emits with
-// Hooks.Emit: its events go to the webhooks active when it began, which
-// is what a read inside the transaction gives too, give or take the few
-// milliseconds a batch takes (docs/performance.md, "Webhooks read before
-// the lock").
+// Hooks.Emit: its events go to the webhooks active when it arrived, and a
+// webhook changed while it waited for its turn applies from the next one
+// (docs/performance.md, "The input node's lock").
 func LoadHooks(ctx context.Context, q db.Querier, acct account.Account) (*Hooks, error) {
 	rows, err := q.Query(ctx, `SELECT url, secret, events FROM webhooks WHERE account_id = ? AND active ORDER BY id`, acct.ID)
 	if err != nil {

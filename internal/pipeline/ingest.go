@@ -191,8 +191,8 @@ func loadNode(ctx context.Context, q db.Querier, acct account.Account, uuid stri
 func (in *Ingester) Ingest(ctx context.Context, acct account.Account, req IngestRequest, now time.Time) (*IngestResult, error) {
 	// The webhooks are read beside the node and stage, on a connection of
 	// their own, and before the node's lock: a batch holding the lock then
-	// has one statement less to wait for (docs/performance.md, "Webhooks
-	// read before the lock").
+	// has one statement less to wait for (docs/performance.md, "The input
+	// node's lock").
 	type loaded struct {
 		hooks *jobs.Hooks
 		err   error
