@@ -68,7 +68,51 @@ func Fold(s string) string {
 	if f, ok := foldASCII(s); ok {
 		return f
 	}
+	if f, ok := foldLatin(s); ok {
+		return f
+	}
 	return foldFull(s)
+}
+
+// The accented letters of Western European names (Latin-1 Supplement and
+// Latin Extended-A, U+00C0-U+017F) fold each on its own: their canonical
+// decompositions are a base letter and marks, and case folding needs no
+// context. latinFolds holds what the full pipeline makes of each alone.
+const latinFirst, latinEnd = 0xC0, 0x180
+
+var latinFolds = sync.OnceValue(func() (t [latinEnd - latinFirst]string) {
+	for r := rune(latinFirst); r < latinEnd; r++ {
+		t[r-latinFirst] = foldFull(string(r))
+	}
+	return t
+})
+
+// foldLatin is the fast path for names in ASCII and those letters ("José
+// Fernández", "Nuñez"): each rune folded by the table, no transformer. A
+// string with anything else (a combining mark, another script, invalid
+// UTF-8) takes the full pipeline; TestFoldLatinFastPathMatchesFull and
+// FuzzFold hold the two to the same answers.
+func foldLatin(s string) (string, bool) {
+	table := latinFolds()
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r < latinFirst || r >= latinEnd {
+			return "", false
+		}
+		b = append(b, table[r-latinFirst]...)
+		i += size
+	}
+	return strings.TrimFunc(string(b), unicode.IsSpace), true
 }
 
 // foldFull is the general path; see Fold.

@@ -74,6 +74,32 @@ func TestFoldASCIIFastPathMatchesFull(t *testing.T) {
 	}
 }
 
+// Every letter of the Latin fast path, alone and next to every other and
+// to ASCII letters, spaces and a combining mark, folds as the full
+// pipeline folds it.
+func TestFoldLatinFastPathMatchesFull(t *testing.T) {
+	var alphabet []string
+	for r := rune(0xC0); r < 0x180; r++ {
+		alphabet = append(alphabet, string(r))
+	}
+	alphabet = append(alphabet, "a", "Z", " ", "\t", ".", "-", "\u0301", "\u00a0", "ß")
+	check := func(s string) {
+		if got, want := names.Fold(s), names.FoldFull(s); got != want {
+			t.Errorf("Fold(%q) = %q, full pipeline gives %q", s, got, want)
+		}
+	}
+	for _, a := range alphabet {
+		check(a)
+		check(" " + a + "X ")
+		for _, b := range alphabet {
+			check(a + b)
+		}
+	}
+	for _, s := range []string{"José Fernández", "  ÑANDÚ Nuñez ", "Clínica 7", "Œuvre Ærø", "İstanbul", "ŉ ſ ĳ"} {
+		check(s)
+	}
+}
+
 func TestFoldConcurrent(t *testing.T) {
 	done := make(chan struct{})
 	for i := 0; i < 8; i++ {
