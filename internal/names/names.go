@@ -80,11 +80,12 @@ func Fold(s string) string {
 // context. latinFolds holds what the full pipeline makes of each alone.
 const latinFirst, latinEnd = 0xC0, 0x180
 
-var latinFolds = sync.OnceValue(func() (t [latinEnd - latinFirst]string) {
+var latinFolds = sync.OnceValue(func() *[latinEnd - latinFirst]string {
+	var t [latinEnd - latinFirst]string
 	for r := rune(latinFirst); r < latinEnd; r++ {
 		t[r-latinFirst] = foldFull(string(r))
 	}
-	return t
+	return &t
 })
 
 // foldLatin is the fast path for names in ASCII and those letters ("José
