@@ -79,18 +79,27 @@ func (d Dialect) ReserveIDsOf(ctx context.Context, q Querier, want ...Reservatio
 
 // reserveSQLite hands out the n ids above the table's highest id and, for
 // a table with AUTOINCREMENT (migration 00021), above the highest it ever
-// had: an id deleted before is never handed out again.
+// had: an id deleted before is never handed out again. In a transaction
+// they are also above the ids it reserved before and has not inserted yet,
+// so two reservations of one table never overlap.
 func (d Dialect) reserveSQLite(ctx context.Context, q Querier, table string, n int) ([]int64, error) {
 	if n <= 0 {
 		return nil, nil
 	}
-	var max int64
-	if err := q.QueryRow(ctx, fmt.Sprintf(`SELECT MAX(COALESCE((SELECT MAX(id) FROM %s), 0), COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '%s'), 0))`, table, table)).Scan(&max); err != nil {
+	var top int64
+	if err := q.QueryRow(ctx, fmt.Sprintf(`SELECT MAX(COALESCE((SELECT MAX(id) FROM %s), 0), COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '%s'), 0))`, table, table)).Scan(&top); err != nil {
 		return nil, fmt.Errorf("reserve %s ids: %w", table, err)
+	}
+	if tx, ok := q.(*Tx); ok {
+		if tx.reserved == nil {
+			tx.reserved = map[string]int64{}
+		}
+		top = max(top, tx.reserved[table])
+		tx.reserved[table] = top + int64(n)
 	}
 	ids := make([]int64, 0, n)
 	for i := 1; i <= n; i++ {
-		ids = append(ids, max+int64(i))
+		ids = append(ids, top+int64(i))
 	}
 	return ids, nil
 }

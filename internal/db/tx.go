@@ -18,6 +18,10 @@ type Tx struct {
 	db    *DB       // the dialect, the slow-query log and the statement cache
 	conn  *sql.Conn // PostgreSQL: the transaction's connection, for COPY
 	after []func()
+	// reserved is, per table, the highest id ReserveIDs handed out in this
+	// transaction on SQLite, where ids come from the table's highest and
+	// rows reserved but not yet inserted are not there to count.
+	reserved map[string]int64
 }
 
 func (tx *Tx) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {

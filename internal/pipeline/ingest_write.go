@@ -32,16 +32,9 @@ func (b *batch) write(ctx context.Context) error {
 			}
 		}
 	}
-	// On PostgreSQL the new clients' ids and their cards' come in one round
-	// trip: a client the batch creates always gets a new card. SQLite hands
-	// out ids above a table's highest (no round trip), and a second
-	// reservation of cards before the first are inserted would hand out
-	// the same ones again, so there place reserves all of them.
-	cards := 0
-	if b.tx.Dialect().Engine == db.Postgres {
-		cards = len(news)
-	}
-	ids, err := b.tx.Dialect().ReserveIDsOf(ctx, b.tx, db.Reservation{Table: "clients", N: len(news)}, db.Reservation{Table: "cards", N: cards})
+	// The new clients' ids and their cards' come in one round trip on
+	// PostgreSQL: a client the batch creates always gets a new card.
+	ids, err := b.tx.Dialect().ReserveIDsOf(ctx, b.tx, db.Reservation{Table: "clients", N: len(news)}, db.Reservation{Table: "cards", N: len(news)})
 	if err != nil {
 		return err
 	}
