@@ -7,7 +7,7 @@ import (
 
 // DefaultConcurrency is how many Calls a worker runs at once by default,
 // over all receivers.
-const DefaultConcurrency = 32
+const DefaultConcurrency = 64
 
 // DefaultPerReceiver is how many calls one receiver (a channel's provider,
 // a webhook's host) gets at once by default.
