@@ -166,9 +166,12 @@ func compareOne(ctx context.Context, cfg CompareConfig, bin, work, csvPath strin
 
 	// The load measures the server, not its rate limit (docs/contract.md, Rate limits:
 	// requests_per_second 0 is meant for benchmarks); the server sees the
-	// change within its one-second account cache.
+	// change within its one-second account cache. The demo's quiet hours
+	// are lifted too, so that a run measures the same at any hour: inside
+	// them the automations' messages wait for the morning, and the worker
+	// would send none of them (a binary without the setting ignores it).
 	unlimited := filepath.Join(work, "unlimited.yaml")
-	if err := os.WriteFile(unlimited, []byte("account: {slug: demo, limits: {requests_per_second: 0}}\n"), 0o600); err != nil {
+	if err := os.WriteFile(unlimited, []byte(daylightWorkspace), 0o600); err != nil {
 		return run, err
 	}
 	if out, err := exec.CommandContext(ctx, bin, "workspace", "apply", "--db", dsn, "-f", unlimited).CombinedOutput(); err != nil {
@@ -206,6 +209,10 @@ func compareOne(ctx context.Context, cfg CompareConfig, bin, work, csvPath strin
 	}
 	return run, nil
 }
+
+// daylightWorkspace is what a compared server's demo account is given
+// before it is measured: no request limit, no quiet hours.
+const daylightWorkspace = "account: {slug: demo, limits: {requests_per_second: 0}}\nmessaging: {quiet_hours: \"\"}\n"
 
 // demoNode is the demo workspace's API input node.
 const demoNode = "6f1c9a52-3b7e-4d2a-9c41-2f8e5d7a1b01"
@@ -286,7 +293,7 @@ func (rep *CompareReport) Markdown() string {
 	var b strings.Builder
 	c := rep.Config
 	fmt.Fprintf(&b, "## `frontdesk bench compare` on %s, %s\n\n", rep.Engine, rep.Started.UTC().Format("2006-01-02 15:04 MST"))
-	fmt.Fprintf(&b, "- before: `%s`; after: `%s`. %d rounds, the order alternating; each run: `serve --demo %s` on a fresh database", c.Before, c.After, c.Rounds, strings.Join(c.ServeArgs, " "))
+	fmt.Fprintf(&b, "- before: `%s`; after: `%s`. %d rounds, the order alternating; each run: `serve --demo %s` on a fresh database, its request limit and quiet hours lifted", c.Before, c.After, c.Rounds, strings.Join(c.ServeArgs, " "))
 	if c.ImportRows > 0 {
 		fmt.Fprintf(&b, ", `import pipeline --no-automations` of %s new rows, then `import pipeline` of %[1]s others with on-arrival automations (wall time of each command)", thousands(c.ImportRows))
 	}
