@@ -89,9 +89,13 @@ func (r *recorder) close() map[int64]error {
 // On PostgreSQL, where every commit waits for its WAL flush, a Call whose
 // Commit comes in while one transaction is under way is taken by the next
 // one at once instead of waiting for the first to end: in
-// BenchmarkSendThroughWorker (relay) that is 275 rather than 240 messages
-// a second through a 20 ms provider. SQLite's writes take turns anyway.
-var recorderTransactions = map[db.Engine]int{db.SQLite: 1, db.Postgres: 4}
+// BenchmarkSendThroughWorker (relay) that was 275 rather than 240 messages
+// a second through a 20 ms provider with one. Two take as many through
+// that provider as four (331-336 against 331-333 with 64 sends under way)
+// and group more marks per statement: a backlog drained with 7-9 % less
+// CPU a job (docs/performance.md, "Sending a round of messages"). SQLite's
+// writes take turns anyway.
+var recorderTransactions = map[db.Engine]int{db.SQLite: 1, db.Postgres: 2}
 
 func (r *recorder) loop(ctx context.Context) {
 	defer close(r.stopped)

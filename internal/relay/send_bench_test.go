@@ -22,8 +22,8 @@ import (
 
 // BenchmarkSendThroughWorker measures the job worker's send throughput:
 // 400 queued messages go out through the account's channel with the
-// worker's defaults (32 sends under way, at most 8 to one provider: the
-// log channel has none and gets 32), with every write the worker does per
+// worker's defaults (64 sends under way, at most 8 to one provider: the
+// log channel has none and gets 64), with every write the worker does per
 // message (the provider's answer, the completion, the conversation). The
 // "log" channel answers at once, so the database is the whole cost; the
 // Twilio case answers in 20 ms like a real provider. It reports messages
