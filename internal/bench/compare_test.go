@@ -1,23 +1,55 @@
 package bench
 
 import (
+	"context"
 	"testing"
+	"time"
 
+	"github.com/frontdesk/frontdesk/internal/account"
+	"github.com/frontdesk/frontdesk/internal/channels"
+	"github.com/frontdesk/frontdesk/internal/db"
+	"github.com/frontdesk/frontdesk/internal/db/dbtest"
 	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
 // A compared server's demo account is measured without a request limit
-// and without quiet hours, so a run measures the same at any hour: the
-// workspace file says both in words the workspace reader takes.
+// and without quiet hours, so a run measures the same at any hour: applied
+// over the demo workspace, the file lifts the demo's quiet hours and its
+// limit, and keeps the rest of its messaging settings.
 func TestDaylightWorkspace(t *testing.T) {
-	f, err := workspace.Parse([]byte(daylightWorkspace))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.Account.Slug != "demo" || f.Account.Limits == nil || f.Account.Limits.RequestsPerSecond != 0 {
-		t.Errorf("account %+v: want the demo account with requests_per_second 0", f.Account)
-	}
-	if f.Messaging == nil || f.Messaging.QuietHours != "" {
-		t.Errorf("messaging %+v: want quiet hours off", f.Messaging)
-	}
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		ctx := context.Background()
+		apply := func(file []byte) *workspace.Result {
+			t.Helper()
+			res, err := (&workspace.Applier{DB: store, Now: time.Now}).Apply(ctx, file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+		demo := account.Account{ID: apply(workspace.Demo()).Account.ID}
+		before, err := channels.LoadSettings(ctx, store, demo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if before.QuietHours == "" {
+			t.Fatal("the demo workspace has no quiet hours: this test checks nothing")
+		}
+		apply([]byte(daylightWorkspace))
+		after, err := channels.LoadSettings(ctx, store, demo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.QuietHours != "" || after.DefaultChannel != before.DefaultChannel {
+			t.Errorf("after the daylight file: quiet hours %q, default channel %q; want none, and %q as before",
+				after.QuietHours, after.DefaultChannel, before.DefaultChannel)
+		}
+		var rate float64
+		if err := store.QueryRow(ctx, `SELECT rate_per_second FROM accounts WHERE id = ?`, demo.ID).Scan(&rate); err != nil {
+			t.Fatal(err)
+		}
+		if rate != 0 {
+			t.Errorf("rate_per_second = %v, want 0 (no limit)", rate)
+		}
+	})
 }
