@@ -7,7 +7,7 @@
 -- to its account); every one of those rows locked its account's single row
 -- against key changes, so concurrent group commits shared that lock (a
 -- multixact) many times a second. A worker draining a backlog on its own
--- completed 11-15 % more jobs a second, with 11 % less CPU per job, without
+-- completed 12-13 % more jobs a second, with 10 % less CPU per job, without
 -- them (docs/performance.md, "Sending a round of messages"). Every row is
 -- written inside its account's transaction with ids resolved in that
 -- account; no account, conversation or message is ever deleted, and
