@@ -3,6 +3,7 @@ package db_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -263,5 +264,42 @@ func TestRestore(t *testing.T) {
 	checkModes(t, fresh, "")
 	if n := probeRows(t, fresh); n != 10 {
 		t.Errorf("fresh restore: %d rows", n)
+	}
+}
+
+// Every SQLite connection the pool opens carries the settings sqliteDSN
+// gives it (docs/performance.md, "Statement journals in memory").
+func TestSQLiteConnectionSettings(t *testing.T) {
+	ctx := context.Background()
+	store := openSQLite(t, dbtest.DSN(t, db.SQLite))
+	// Two connections at once: the second is opened by the pool too.
+	first, err := store.SQL().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	second, err := store.SQL().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	for _, tc := range []struct{ pragma, want string }{
+		{"journal_mode", "wal"},
+		{"foreign_keys", "1"},
+		{"synchronous", "1"}, // NORMAL
+		{"cache_size", "-32768"},
+		{"temp_store", "2"}, // MEMORY
+	} {
+		for i, conn := range []interface {
+			QueryRowContext(context.Context, string, ...any) *sql.Row
+		}{first, second} {
+			var got string
+			if err := conn.QueryRowContext(ctx, "PRAGMA "+tc.pragma).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("connection %d: PRAGMA %s = %s, want %s", i, tc.pragma, got, tc.want)
+			}
+		}
 	}
 }
