@@ -133,7 +133,16 @@ func TestAnalyzeFirst(t *testing.T) {
 		// below walks the account's 3,000 clients.
 		insert(2700, true)
 		deadline := time.Now().Add(30 * time.Second) // a failsafe, not a measurement
-		for analyzed() == 0 {
+		// The count moves when ANALYZE ends, a moment before its
+		// transaction commits the statistics: wait for both.
+		visible := func() bool {
+			var n int
+			if err := store.QueryRow(ctx, `SELECT COUNT(*) FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'clients' AND attname = 'email_norm'`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n > 0
+		}
+		for analyzed() == 0 || !visible() {
 			if time.Now().After(deadline) {
 				t.Fatal("3,000 rows committed into clients without statistics, and no ANALYZE")
 			}
