@@ -168,6 +168,15 @@ func inJobs(jobs []Job) (string, []any) {
 	return "account_id IN " + a + " AND id IN " + in, append(aargs, args...)
 }
 
+// claimedHere is the guard of a statement about jobs this worker holds; its
+// one argument is the worker's instance. It is written as IS TRUE so that
+// the planner never takes it for an index condition: with statistics read
+// while few jobs ran, it otherwise chose jobs_due (status, run_at) for a
+// third of the marks statements of a measured drain and read every running
+// job of every worker there (1,000 rows for 45 starts: 0.7 of the
+// statement's 3 ms); the jobs are found by their ids in the primary key.
+const claimedHere = "(status = 'running' AND claimed_by = ?) IS TRUE"
+
 func jobIDs(jobs []Job) []int64 {
 	ids := make([]int64, len(jobs))
 	for i, j := range jobs {
@@ -184,7 +193,7 @@ func (w *Worker) renew(ctx context.Context, jobs []Job, until time.Time) (map[in
 	err := w.DB.Transact(ctx, func(tx *db.Tx) error {
 		clear(ours)
 		in, args := inJobs(jobs)
-		rows, err := tx.Query(ctx, `UPDATE jobs SET locked_until = ? WHERE `+in+` AND status = 'running' AND claimed_by = ? RETURNING id`,
+		rows, err := tx.Query(ctx, `UPDATE jobs SET locked_until = ? WHERE `+in+` AND `+claimedHere+` RETURNING id`,
 			append(append([]any{db.Micros(until)}, args...), w.instance())...)
 		if err != nil {
 			return err
@@ -213,7 +222,7 @@ func (w *Worker) stillOurs(ctx context.Context, tx *db.Tx, jobs []Job) (map[int6
 			continue
 		}
 		in, args := inJobs(group)
-		rows, err := tx.Query(ctx, `SELECT id FROM jobs WHERE `+in+` AND status = 'running' AND claimed_by = ? ORDER BY id`+tx.Dialect().ForUpdate(),
+		rows, err := tx.Query(ctx, `SELECT id FROM jobs WHERE `+in+` AND `+claimedHere+` ORDER BY id`+tx.Dialect().ForUpdate(),
 			append(args, w.instance())...)
 		if err != nil {
 			return nil, err

@@ -92,7 +92,7 @@ func (w *Worker) writeMarks(ctx context.Context, q db.Querier, acctID int64, sta
 		return nil, err
 	}
 	// A client or channel of 0 is none: no opt-out applies.
-	stmt := `WITH mine AS (SELECT id FROM jobs WHERE account_id = ? AND id = ANY(CAST(? AS bigint[])) AND status = 'running' AND claimed_by = ? ORDER BY id FOR UPDATE),
+	stmt := `WITH mine AS (SELECT id FROM jobs WHERE account_id = ? AND id = ANY(CAST(? AS bigint[])) AND ` + claimedHere + ` ORDER BY id FOR UPDATE),
 		opted AS (SELECT p.id FROM unnest(CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS bigint[])) AS p(id, client, ch)
 			WHERE p.client <> 0 AND ` + channels.OptedOutSQL("?", "p.client", "p.ch") + `),
 		started AS (` + startSQL + ` RETURNING outbox.id)`
