@@ -20,8 +20,8 @@ import (
 //   - SQLite: a prepared statement of 50 rows executed inside the caller's
 //     transaction. SQLite runs in-process, so there is no round trip to
 //     save; what costs is parsing and each statement's bind-and-step
-//     through database/sql, and a prepared statement is parsed once (a
-//     7,500-placeholder VALUES list is parsed every time).
+//     through database/sql, and a prepared statement is parsed once per
+//     connection (a 7,500-placeholder VALUES list is parsed every time).
 //
 // head is "INSERT INTO t (a, b, c)"; tail is appended (e.g. "ON CONFLICT …
 // DO NOTHING"). Rows must have one value per column.
@@ -69,28 +69,16 @@ func parseInsertHead(head string) (string, []string, error) {
 	return m[1], cols, nil
 }
 
-// preparer is implemented by *Tx and *DB.
-type preparer interface {
-	prepare(ctx context.Context, q string) (*sql.Stmt, error)
-}
-
-func (tx *Tx) prepare(ctx context.Context, q string) (*sql.Stmt, error) {
-	return tx.tx.PrepareContext(ctx, q)
-}
-func (db *DB) prepare(ctx context.Context, q string) (*sql.Stmt, error) {
-	return db.sql.PrepareContext(ctx, q)
-}
-
 // sqliteRowsPerInsert is how many rows one SQLite INSERT carries: one
 // statement per row costs a bind-and-step round through database/sql each,
 // and a multi-row VALUES list amortises it (SQLite allows 32,766 variables).
 const sqliteRowsPerInsert = 50
 
+// insertPrepared runs the rows as statements of sqliteRowsPerInsert rows and
+// one of the rest. Exec keeps each statement prepared on each connection
+// (DB.prepared), so a 50-row statement is parsed once per connection, not
+// once per call.
 func insertPrepared(ctx context.Context, q Querier, head string, ncols int, rows [][]any, tail string) (int64, error) {
-	p, ok := q.(preparer)
-	if !ok {
-		return 0, fmt.Errorf("InsertMany: %T cannot prepare statements", q)
-	}
 	one := "(" + strings.TrimSuffix(strings.Repeat("?,", ncols), ",") + ")"
 	statement := func(n int) string {
 		stmt := head + " VALUES " + strings.TrimSuffix(strings.Repeat(one+",", n), ",")
@@ -100,11 +88,7 @@ func insertPrepared(ctx context.Context, q Querier, head string, ncols int, rows
 		return stmt
 	}
 	per := min(sqliteRowsPerInsert, len(rows))
-	full, err := p.prepare(ctx, statement(per))
-	if err != nil {
-		return 0, err
-	}
-	defer full.Close()
+	full := statement(per)
 	// modernc's driver watches a cancellable context with a goroutine per
 	// statement; the batch checks the context itself between statements.
 	quiet := context.WithoutCancel(ctx)
@@ -119,12 +103,11 @@ func insertPrepared(ctx context.Context, q Querier, head string, ncols int, rows
 		for _, r := range part {
 			args = append(args, r...)
 		}
-		var res sql.Result
-		if len(part) == per {
-			res, err = full.ExecContext(quiet, args...)
-		} else {
-			res, err = q.Exec(quiet, statement(len(part)), args...)
+		stmt := full
+		if len(part) != per {
+			stmt = statement(len(part))
 		}
+		res, err := q.Exec(quiet, stmt, args...)
 		if err != nil {
 			return inserted, err
 		}

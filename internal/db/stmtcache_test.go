@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -98,5 +99,46 @@ func TestPostgresArrayStatementsArePlannedPerCall(t *testing.T) {
 	sq, sargs, fixed = (Dialect{Engine: SQLite}).expand(`SELECT id FROM clients WHERE phone_national NOT IN `+in, args)
 	if sq != `SELECT id FROM clients WHERE phone_national NOT IN (?,?)` || len(sargs) != 2 || fixed {
 		t.Errorf("SQLite, NOT IN: %s %#v %v", sq, sargs, fixed)
+	}
+}
+
+// InsertMany's full-size statement is prepared once and kept, not prepared
+// and closed on every call: two calls of 120 rows leave one 50-row
+// statement and one 20-row statement in the cache.
+func TestInsertManyKeepsItsStatements(t *testing.T) {
+	ctx := context.Background()
+	store, err := Open(ctx, filepath.Join(t.TempDir(), "bulk.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if _, err := store.Exec(ctx, `CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	for call := 0; call < 2; call++ {
+		rows := make([][]any, 120)
+		for i := range rows {
+			rows[i] = []any{call*1000 + i + 1, "x"}
+		}
+		if err := store.Transact(ctx, func(tx *Tx) error {
+			return InsertMany(ctx, tx, `INSERT INTO t (id, v)`, rows, "")
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := store.QueryRow(ctx, `SELECT COUNT(*) FROM t`).Scan(&n); err != nil || n != 240 {
+		t.Fatalf("count = %d, %v; want 240", n, err)
+	}
+	store.stmts.mu.Lock()
+	defer store.stmts.mu.Unlock()
+	sizes := map[int]int{}
+	for q := range store.stmts.m {
+		if strings.HasPrefix(q, "INSERT INTO t (id, v) VALUES ") {
+			sizes[strings.Count(q, "(?,?)")]++
+		}
+	}
+	if len(sizes) != 2 || sizes[sqliteRowsPerInsert] != 1 || sizes[120%sqliteRowsPerInsert] != 1 {
+		t.Errorf("cached inserts by rows: %v; want one of %d rows and one of %d", sizes, sqliteRowsPerInsert, 120%sqliteRowsPerInsert)
 	}
 }
