@@ -175,13 +175,18 @@ func appendIntPtr(b []byte, p *int64) []byte {
 
 // appendAny writes what a request echoes and custom fields hold without
 // reflection (strings, booleans, null, request numbers, objects and lists
-// of them) and hands anything else (a stored float64) to encoding/json.
-func appendAny(b []byte, v any) ([]byte, error) {
+// of them) and hands anything else (a stored float64) to encoding/json, as
+// response bodies are written (HTML characters as they are).
+func appendAny(b []byte, v any) ([]byte, error) { return appendValue(b, v, false) }
+
+// appendValue is appendAny with HTML characters escaped or not: escaped, it
+// writes what json.Marshal writes, which is how custom fields are stored.
+func appendValue(b []byte, v any, escapeHTML bool) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
 		return append(b, "null"...), nil
 	case string:
-		return appendString(b, x), nil
+		return jsontext.AppendString(b, x, escapeHTML), nil
 	case bool:
 		return strconv.AppendBool(b, x), nil
 	case json.Number: // as decoded from a request, so a valid literal
@@ -198,10 +203,10 @@ func appendAny(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, k)
+			b = jsontext.AppendString(b, k, escapeHTML)
 			b = append(b, ':')
 			var err error
-			if b, err = appendAny(b, x[k]); err != nil {
+			if b, err = appendValue(b, x[k], escapeHTML); err != nil {
 				return nil, err
 			}
 		}
@@ -216,13 +221,16 @@ func appendAny(b []byte, v any) ([]byte, error) {
 				b = append(b, ',')
 			}
 			var err error
-			if b, err = appendAny(b, v); err != nil {
+			if b, err = appendValue(b, v, escapeHTML); err != nil {
 				return nil, err
 			}
 		}
 		return append(b, ']'), nil
 	}
 	enc, err := jsontext.Marshal(v)
+	if escapeHTML {
+		enc, err = json.Marshal(v)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -64,6 +65,54 @@ func FuzzAppendString(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := appendString(nil, s), stdJSON(t, s); !bytes.Equal(got, want) {
 			t.Errorf("appendString(%q) = %s, encoding/json %s", s, got, want)
+		}
+	})
+}
+
+// mergeData stores custom fields as json.Marshal writes them (HTML
+// characters escaped), without reflection for what requests carry.
+func TestStoredDataMatchesMarshal(t *testing.T) {
+	cases := map[string]map[string]any{
+		"empty":   {},
+		"strings": {"source": "web", "note": "<b>VIP</b> & co", "line": "a\u2028b\x01", "bad": "\xff"},
+		"<&> key": {"a<b": "x"},
+		"numbers": {"request": json.Number("12.50"), "stored": 1.5, "big": 1e21, "zero": json.Number("")},
+		"nested":  {"list": []any{"x", nil, true, json.Number("1")}, "obj": map[string]any{"z": "<", "a": []any{}}, "nil list": []any(nil), "nil obj": map[string]any(nil)},
+	}
+	for name, data := range cases {
+		t.Run(name, func(t *testing.T) {
+			out, _, got := mergeData(nil, data)
+			want, err := json.Marshal(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				t.Errorf("stored %s, json.Marshal %s", got, want)
+			}
+		})
+	}
+}
+
+// Any JSON object a request could carry as data is stored as json.Marshal
+// writes it.
+func FuzzStoredData(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":"<b>&</b>","b":[1,2.5e3,null,true],"c":{"d":"\u2028"}}`, `{"x":-0.0,"y":"\ud800"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.UseNumber()
+		var data map[string]any
+		if dec.Decode(&data) != nil {
+			return
+		}
+		out, _, got := mergeData(nil, data)
+		want, err := json.Marshal(out)
+		if err != nil {
+			t.Skip(err)
+		}
+		if got != string(want) {
+			t.Errorf("stored %s, json.Marshal %s", got, want)
 		}
 	})
 }

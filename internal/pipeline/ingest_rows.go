@@ -196,7 +196,10 @@ func mergeData(base map[string]any, layers ...map[string]any) (map[string]any, b
 			}
 		}
 	}
-	b, _ := json.Marshal(out)
+	b, err := appendValue(make([]byte, 0, 128), out, true)
+	if err != nil {
+		b, _ = json.Marshal(out)
+	}
 	return out, changed, string(b)
 }
 
