@@ -14,10 +14,11 @@ import (
 
 // Tx is a transaction.
 type Tx struct {
-	tx    *sql.Tx
-	db    *DB       // the dialect, the slow-query log and the statement cache
-	conn  *sql.Conn // PostgreSQL: the transaction's connection, for COPY
-	after []func()
+	tx     *sql.Tx
+	db     *DB       // the dialect, the slow-query log and the statement cache
+	conn   *sql.Conn // PostgreSQL: the transaction's connection, for COPY
+	after  []func()
+	before []func()
 	// reserved is, per table, the highest id ReserveIDs handed out in this
 	// transaction on SQLite, where ids come from the table's highest and
 	// rows reserved but not yet inserted are not there to count.
@@ -72,6 +73,12 @@ func handleOf(q Querier) *DB {
 // AfterCommit registers fn to run once the transaction has committed (e.g.
 // waking a worker). It never runs for a rolled-back transaction.
 func (tx *Tx) AfterCommit(fn func()) { tx.after = append(tx.after, fn) }
+
+// BeforeCommit registers fn to run just before the transaction's COMMIT is
+// sent, once fn of Transact has returned nil (e.g. marking a cache's
+// snapshots as overtaken by a write about to show). It runs even when the
+// commit then fails.
+func (tx *Tx) BeforeCommit(fn func()) { tx.before = append(tx.before, fn) }
 
 // InTx runs fn in a transaction of its own (Transact) and returns its
 // value: the one-line form of an area's "X is XTx in a transaction of its
@@ -168,6 +175,9 @@ func (db *DB) transactOnce(ctx context.Context, fn func(tx *Tx) error) (err erro
 	}()
 	if err = fn(tx); err != nil {
 		return err
+	}
+	for _, f := range tx.before {
+		f()
 	}
 	if err = sqltx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)

@@ -13,7 +13,6 @@ import (
 	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/jobs"
-	"github.com/frontdesk/frontdesk/internal/readcache"
 )
 
 // Outcome is what happened to a card on placement.
@@ -157,7 +156,6 @@ func loadCards(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID 
 // reactivated, the rest get new cards. Every change is recorded in the
 // card's timeline and, when asked, queues the stage's automations.
 func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int64, stage Stage, want []placement, opt placeOptions, now time.Time) ([]placed, error) {
-	readcache.Changed(tx, readcache.Pipelines, acct.ID) // the counts
 	out := make([]placed, len(want))
 	if len(want) == 0 {
 		return out, nil
@@ -300,6 +298,7 @@ func place(ctx context.Context, tx *db.Tx, acct account.Account, pipelineID int6
 	if err := emit(ctx, tx, acct, now, placedEvents...); err != nil {
 		return nil, err
 	}
+	arrived(tx, acct.ID, pipelineID, stage.ID, len(arrivals))
 	return out, nil
 }
 

@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"context"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/frontdesk/frontdesk/internal/account"
@@ -62,4 +64,44 @@ func Stages(ctx context.Context, store *db.DB, acct account.Account, pipelineID 
 		return ListStages(ctx, store, acct, pipelineID)
 	}
 	return snap.Value, nil
+}
+
+// arrived records that n cards became active on a stage of a pipeline in
+// tx (placed or reactivated; cards already active are not counted). Once
+// tx commits, the cached catalogue's counts grow by n instead of being
+// counted again: under a stream of ingest batches every read of the
+// pipelines or the stages would otherwise count the pipeline's active
+// cards anew (docs/performance.md, "Card counts under ingest").
+func arrived(tx *db.Tx, acctID, pipelineID, stageID int64, n int) {
+	if n == 0 {
+		return
+	}
+	stages := "stages/" + strconv.FormatInt(pipelineID, 10)
+	readcache.Adjusted(tx, readcache.Pipelines, acctID, func(name string, snap any) (any, bool) {
+		switch {
+		case name == "pipelines":
+			return readcache.Rewrite(snap, func(list []Pipeline) []Pipeline {
+				out := slices.Clone(list)
+				for i := range out {
+					if out[i].ID == pipelineID {
+						out[i].ClientCount += n
+					}
+				}
+				return out
+			})
+		case name == stages:
+			return readcache.Rewrite(snap, func(list []Stage) []Stage {
+				out := slices.Clone(list)
+				for i := range out {
+					if out[i].ID == stageID {
+						out[i].ClientCount += n
+					}
+				}
+				return out
+			})
+		case strings.HasPrefix(name, "stages/"):
+			return snap, true // another pipeline's stages
+		}
+		return nil, false
+	})
 }

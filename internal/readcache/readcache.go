@@ -10,7 +10,9 @@
 // through this process shows at once: the area that writes calls Changed
 // with its transaction, which forgets the account's snapshots of that part
 // now and again when the transaction commits, and a load that overlapped a
-// write is never kept.
+// write is never kept. A write whose effect is known (cards placed: the
+// counts grow by as many) calls Adjusted instead, and the snapshots take
+// the change in at the commit rather than being read again.
 //
 // Snapshots are keyed by account id (and the part and a name within it),
 // never by anything a caller sends, so one account's snapshot can never
@@ -170,4 +172,66 @@ func (c *cache) bump(part Part, account int64) {
 	c.mu.Lock()
 	c.gens[slot(part, account)]++
 	c.mu.Unlock()
+}
+
+// Adjusted records a write to the account's part through tx whose effect on
+// the snapshots is known, such as cards placed on a stage (their counts
+// grow by as many). When tx commits, each of the part's snapshots loaded
+// before the commit becomes what adjust makes of it, instead of being
+// forgotten and read again: adjust gets the snapshot's name and the
+// snapshot (*Snapshot[T]; Rewrite makes the new one) and returns the new
+// snapshot, or false to forget it. The snapshots stay as they are while tx
+// runs (its rows are not there for anyone else yet).
+//
+// A load that overlaps the commit is never kept: the moment before COMMIT
+// counts as a write, so such a load, which may or may not have seen tx's
+// rows, is not adjusted. If any other write to the slot came between that
+// moment and the commit's end (another transaction, or Changed in this
+// one), the snapshots are forgotten as Changed forgets them.
+func Adjusted(tx *db.Tx, part Part, account int64, adjust func(name string, snap any) (any, bool)) {
+	c := cacheOf(tx.Handle())
+	i := slot(part, account)
+	var pre uint64
+	tx.BeforeCommit(func() {
+		c.mu.Lock()
+		pre = c.gens[i]
+		c.gens[i]++
+		c.mu.Unlock()
+	})
+	tx.AfterCommit(func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.gens[i] != pre+1 {
+			c.gens[i]++
+			return
+		}
+		next := pre + 2
+		for k, e := range c.entries {
+			if e.gen != pre || slot(k.part, k.account) != i {
+				continue // stale already, or another slot
+			}
+			if k.part != part || k.account != account {
+				e.gen = next // shares the slot, untouched by the write
+				c.entries[k] = e
+				continue
+			}
+			if snap, ok := adjust(k.name, e.snap); ok {
+				c.entries[k] = entry{snap: snap, gen: next, loadedAt: e.loadedAt}
+			} else {
+				delete(c.entries, k)
+			}
+		}
+		c.gens[i] = next
+	})
+}
+
+// Rewrite returns a new snapshot holding what fn makes of snap's value,
+// when snap holds a T. fn must not modify the value it is given (a copy
+// it changes is the new value).
+func Rewrite[T any](snap any, fn func(T) T) (any, bool) {
+	s, ok := snap.(*Snapshot[T])
+	if !ok {
+		return nil, false
+	}
+	return &Snapshot[T]{Value: fn(s.Value)}, true
 }

@@ -193,3 +193,82 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Adjusted: the snapshot takes a committed write in without a reload, and
+// stays as it was while the write runs or when it rolls back; a load that
+// overlaps the commit is never kept, and another write in the same
+// transaction makes the commit forget instead.
+func TestAdjusted(t *testing.T) {
+	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
+		ctx := context.Background()
+		now := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+		var l loader
+		get := func() string { t.Helper(); return l.get(t, store, readcache.Pipelines, 1, now) }
+		plus := func(name string, snap any) (any, bool) {
+			if name != "list" {
+				return nil, false
+			}
+			return readcache.Rewrite(snap, func(v string) string { return v + "+" })
+		}
+		rollback := errors.New("rollback")
+		write := func(fn func(tx *db.Tx)) error {
+			return store.Transact(ctx, func(tx *db.Tx) error {
+				fn(tx)
+				return nil
+			})
+		}
+		other := l.get(t, store, readcache.Calendar, 2, now)
+		if got := get(); got != "1#2" {
+			t.Fatalf("first read %q", got)
+		}
+		if err := write(func(tx *db.Tx) {
+			readcache.Adjusted(tx, readcache.Pipelines, 1, plus)
+			if got := get(); got != "1#2" {
+				t.Errorf("while the write runs: %q, want the snapshot as it was", got)
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got := get(); got != "1#2+" {
+			t.Errorf("after the commit: %q, want the snapshot adjusted, not reloaded", got)
+		}
+		if err := store.Transact(ctx, func(tx *db.Tx) error {
+			readcache.Adjusted(tx, readcache.Pipelines, 1, plus)
+			return rollback
+		}); err != rollback {
+			t.Fatal(err)
+		}
+		if got := get(); got != "1#2+" {
+			t.Errorf("after a rollback: %q, want the snapshot unchanged", got)
+		}
+
+		// A load between the moment before COMMIT and the commit's end may
+		// or may not have seen the write: it answers, and is not kept.
+		var during string
+		if err := write(func(tx *db.Tx) {
+			readcache.Adjusted(tx, readcache.Pipelines, 1, plus)
+			tx.BeforeCommit(func() { during = get() })
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if during != "1#3" {
+			t.Errorf("a read at the commit: %q, want a load", during)
+		}
+		if got := get(); got != "1#4" {
+			t.Errorf("after a commit a load overlapped: %q, want a reload", got)
+		}
+
+		if err := write(func(tx *db.Tx) {
+			readcache.Adjusted(tx, readcache.Pipelines, 1, plus)
+			readcache.Changed(tx, readcache.Pipelines, 1)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got := get(); got != "1#5" {
+			t.Errorf("after a write with another change: %q, want a reload", got)
+		}
+		if got := l.get(t, store, readcache.Calendar, 2, now); got != other {
+			t.Errorf("another account's snapshot: %q, want %q", got, other)
+		}
+	})
+}
