@@ -81,27 +81,27 @@ func arrived(tx *db.Tx, acctID, pipelineID, stageID int64, n int) {
 		switch {
 		case name == "pipelines":
 			return readcache.Rewrite(snap, func(list []Pipeline) []Pipeline {
-				out := slices.Clone(list)
-				for i := range out {
-					if out[i].ID == pipelineID {
-						out[i].ClientCount += n
-					}
-				}
-				return out
+				return counted(list, pipelineID, n, func(p *Pipeline) (int64, *int) { return p.ID, &p.ClientCount })
 			})
 		case name == stages:
 			return readcache.Rewrite(snap, func(list []Stage) []Stage {
-				out := slices.Clone(list)
-				for i := range out {
-					if out[i].ID == stageID {
-						out[i].ClientCount += n
-					}
-				}
-				return out
+				return counted(list, stageID, n, func(s *Stage) (int64, *int) { return s.ID, &s.ClientCount })
 			})
 		case strings.HasPrefix(name, "stages/"):
 			return snap, true // another pipeline's stages
 		}
 		return nil, false
 	})
+}
+
+// counted returns a copy of list in which the item whose id is id counts n
+// more; of gives an item's id and its count.
+func counted[T any](list []T, id int64, n int, of func(*T) (int64, *int)) []T {
+	out := slices.Clone(list)
+	for i := range out {
+		if itemID, count := of(&out[i]); itemID == id {
+			*count += n
+		}
+	}
+	return out
 }
