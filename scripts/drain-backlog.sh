@@ -26,7 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 printf 'account: {slug: demo, limits: {requests_per_second: 0}}\nmessaging: {quiet_hours: ""}\n' > "$work/daylight.yaml"
-poll_psql=$(ls /usr/lib/postgresql/*/bin/psql 2>/dev/null | tail -n 1)
+poll_psql=$(ls /usr/lib/postgresql/*/bin/psql 2>/dev/null | tail -n 1 || true)
 poll_psql=${poll_psql:-psql}
 busy() { awk '/^cpu /{print $2+$3+$4+$7+$8}' /proc/stat; }
 serve() { # dsn, args...

@@ -227,10 +227,11 @@ func appendValue(b []byte, v any, escapeHTML bool) ([]byte, error) {
 		}
 		return append(b, ']'), nil
 	}
-	enc, err := jsontext.Marshal(v)
+	marshal := jsontext.Marshal
 	if escapeHTML {
-		enc, err = json.Marshal(v)
+		marshal = json.Marshal
 	}
+	enc, err := marshal(v)
 	if err != nil {
 		return nil, err
 	}

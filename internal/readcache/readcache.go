@@ -180,8 +180,9 @@ func (c *cache) bump(part Part, account int64) {
 // before the commit becomes what adjust makes of it, instead of being
 // forgotten and read again: adjust gets the snapshot's name and the
 // snapshot (*Snapshot[T]; Rewrite makes the new one) and returns the new
-// snapshot, or false to forget it. The snapshots stay as they are while tx
-// runs (its rows are not there for anyone else yet).
+// snapshot, or false to forget it; it runs under the cache's lock, so it
+// must not call back into this package. The snapshots stay as they are
+// while tx runs (its rows are not there for anyone else yet).
 //
 // A load that overlaps the commit is never kept: the moment before COMMIT
 // counts as a write, so such a load, which may or may not have seen tx's
