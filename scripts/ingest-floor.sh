@@ -18,28 +18,18 @@
 #       LIMITS (default ../shared/bench/limits)
 # Loopback only. Needs Go, psql and the limits module. Takes about 2 minutes.
 set -euo pipefail
-export PGOPTIONS='-c client_min_messages=warning'
 cd "$(dirname "$0")/.."
-pg=${PG:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
+. scripts/lib.sh
 batches=${BATCHES:-15}
 port=${PORT:-18480}
 limits=${LIMITS:-../shared/bench/limits}
 [ -d "$limits" ] || limits=/work/shared/bench/limits
-work=$(mktemp -d)
-serve_pid=
-cleanup() {
-  [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
-  psql "$pg" -qc "DROP SCHEMA IF EXISTS ingest_floor_$$ CASCADE" >/dev/null 2>&1 || true
-  psql "$pg" -qc "DROP SCHEMA IF EXISTS dbbench_floor_$$ CASCADE" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
 
 go build -o "$work/frontdesk" ./cmd/frontdesk
 (cd "$limits" && go build -o "$work/dbbench" ./cmd/dbbench)
 
 # dbbench writes its own two tables; a schema of its own keeps them apart.
-psql "$pg" -qc "CREATE SCHEMA dbbench_floor_$$" >/dev/null
+scratch "dbbench_floor_$$"
 floor_dsn="$pg&search_path=dbbench_floor_$$"
 floor() {
   "$work/dbbench" -engines sqlite,pg -levels 0 -methods stmt_per_row,unnest -pgdsn "$floor_dsn" -out "" \
@@ -53,20 +43,14 @@ measure() { # name binary engine
   if [ "$engine" = sqlite ]; then
     dsn="$work/$name.db"
   else
-    psql "$pg" -qc "DROP SCHEMA IF EXISTS ingest_floor_$$ CASCADE; CREATE SCHEMA ingest_floor_$$" >/dev/null
+    scratch "ingest_floor_$$"
     dsn="$pg&search_path=ingest_floor_$$"
   fi
-  FRONTDESK_DB=$dsn "$bin" serve --demo --worker=false --addr "127.0.0.1:$port" >"$work/serve-$name-$engine.log" 2>&1 &
-  serve_pid=$!
-  for _ in $(seq 100); do
-    curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-    sleep 0.1
-  done
+  serve "$bin" "$dsn" "$port" "$work/serve-$name-$engine.log" --worker=false
   echo "$name on $engine..." >&2
   "$work/frontdesk" bench ingest --addr "127.0.0.1:$port" --batches "$batches" 2>/dev/null |
     awk -v n="$name" -v e="$engine" -F'|' '$2 ~ /new|update|mixed/ {gsub(/ |ms/, "", $2); gsub(/ |ms/, "", $3); print n, e, $2, $3}' >> "$work/ours"
-  kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
-  serve_pid=
+  stop_serve
 }
 for engine in sqlite pg; do
   measure after "$work/frontdesk" "$engine"

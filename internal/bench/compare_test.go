@@ -2,6 +2,9 @@ package bench
 
 import (
 	"context"
+	"os"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,4 +55,20 @@ func TestDaylightWorkspace(t *testing.T) {
 			t.Errorf("rate_per_second = %v, want 0 (no limit)", rate)
 		}
 	})
+}
+
+// The measuring scripts (scripts/lib.sh, daylight) write the same file, so
+// that a script's load and `bench compare` measure the same account.
+func TestScriptsWriteTheDaylightWorkspace(t *testing.T) {
+	lib, err := os.ReadFile("../../scripts/lib.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^daylight\(\) \{\n  printf '([^']*)'`).FindSubmatch(lib)
+	if m == nil {
+		t.Fatal("scripts/lib.sh: no daylight() writing its file with printf '...'")
+	}
+	if got := strings.ReplaceAll(string(m[1]), `\n`, "\n"); got != daylightWorkspace {
+		t.Errorf("scripts/lib.sh writes %q, bench compare %q", got, daylightWorkspace)
+	}
 }
