@@ -24,11 +24,9 @@ import (
 var Languages = []string{"es", "en"}
 
 // catalogue holds every language's texts by key (the English text, or
-// "context|text"): the product's one catalogue, package locale.
-var catalogue = locale.Catalogue()
-
-// spanish is the Spanish catalogue.
-var spanish = catalogue["es"]
+// "context|text"): the product's one catalogue, package locale, read at
+// its first use.
+func catalogue() map[string]map[string]string { return locale.Catalogue() }
 
 // language reads a stored language code into one the dashboard speaks.
 func language(code string) string {
@@ -71,7 +69,7 @@ func missed(lang, key string) {
 
 // translate returns text in lang, formatted with args when there are any.
 func translate(lang, text string, args ...any) string {
-	if t, ok := catalogue[lang][text]; ok {
+	if t, ok := catalogue()[lang][text]; ok {
 		text = t
 	} else {
 		missed(lang, text)
@@ -87,9 +85,9 @@ func translate(lang, text string, args ...any) string {
 // "enviado"): the Spanish is registered under "context|text", and English
 // shows text.
 func translateIn(lang, context, text string, args ...any) string {
-	if t, ok := catalogue[lang][context+"|"+text]; ok {
+	if t, ok := catalogue()[lang][context+"|"+text]; ok {
 		text = t
-	} else if t, ok := catalogue[lang][text]; ok {
+	} else if t, ok := catalogue()[lang][text]; ok {
 		text = t
 	} else {
 		missed(lang, context+"|"+text)

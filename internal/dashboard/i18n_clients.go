@@ -17,7 +17,7 @@ func valueLabel(s *session) func(string) string {
 // "value|<value>", else the value with spaces for underscores (and a miss
 // the tests hear).
 func valueIn(lang, v string) string {
-	if t, ok := catalogue[lang]["value|"+v]; ok {
+	if t, ok := catalogue()[lang]["value|"+v]; ok {
 		return t
 	}
 	if v != "" {

@@ -50,7 +50,7 @@ func TestEveryTextHasSpanish(t *testing.T) {
 				t.Fatalf("%s: %s: %v", f, m[2], err)
 			}
 			seen++
-			if _, ok := spanish[ctx+"|"+text]; !ok {
+			if _, ok := catalogue()["es"][ctx+"|"+text]; !ok {
 				missing[ctx+"|"+text] = append(missing[ctx+"|"+text], f)
 			}
 		}
@@ -61,7 +61,7 @@ func TestEveryTextHasSpanish(t *testing.T) {
 					t.Fatalf("%s: %s: %v", f, m[1], err)
 				}
 				seen++
-				if _, ok := spanish[text]; !ok {
+				if _, ok := catalogue()["es"][text]; !ok {
 					missing[text] = append(missing[text], f)
 				}
 			}
@@ -122,13 +122,13 @@ func TestTranslateAndDates(t *testing.T) {
 // language is one more file.
 func TestCatalogue(t *testing.T) {
 	for _, lang := range Languages {
-		if _, ok := catalogue[lang]; !ok {
+		if _, ok := catalogue()[lang]; !ok {
 			t.Errorf("no catalogue for %s", lang)
 		}
 	}
 	for _, msg := range []string{contact.MsgContactRequired, contact.MsgEmailTaken, contact.MsgInvalidEmail, contact.MsgInvalidPhone,
 		contact.MsgNameRequired, contact.MsgPhoneTaken, contact.MsgTooLong} {
-		if _, ok := spanish[msg]; !ok {
+		if _, ok := catalogue()["es"][msg]; !ok {
 			t.Errorf("no Spanish for the area's message %q", msg)
 		}
 	}

