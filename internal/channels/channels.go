@@ -15,9 +15,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -230,9 +233,14 @@ func (p *Providers) sendLog(ch Channel, m Outgoing) Result {
 	}
 	var rnd [6]byte
 	rand.Read(rnd[:])
-	id := fmt.Sprintf("log-%d-%x", now().UnixNano(), rnd) // unique per channel, like a provider's id
+	// "log-<unix nanoseconds>-<12 hex digits>": unique per channel, like a
+	// provider's id.
+	id := "log-" + strconv.FormatInt(now().UnixNano(), 10) + "-" + hex.EncodeToString(rnd[:])
 	if p.Log != nil {
-		p.Log.Info("channel log: message", "channel", ch.Key, "kind", m.Kind, "to", m.To, "body", m.Body, "provider_message_id", id)
+		// Typed attributes: under a backlog this line is written for every
+		// message the demo sends.
+		p.Log.Info("channel log: message", slog.String("channel", ch.Key), slog.String("kind", m.Kind), slog.String("to", m.To),
+			slog.String("body", m.Body), slog.String("provider_message_id", id))
 	}
 	res := Result{ProviderID: id}
 	if ch.Type == TypeSMS {
