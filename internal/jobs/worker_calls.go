@@ -38,6 +38,13 @@ func (w *Worker) runCalls(ctx context.Context, accounts accountCache, jobs []Job
 	}
 	sem := make(chan struct{}, conc)
 	var wg sync.WaitGroup
+	// The Calls run on at most conc goroutines that live for the round, not
+	// on one goroutine per job: a Call's stack grows to what a send needs
+	// (the provider's client, the log line), and a new goroutine for every
+	// job grew it anew, a twelfth of the server's CPU while draining a
+	// backlog.
+	calls := make(chan func())
+	runners := 0
 	for i, j := range jobs {
 		sem <- struct{}{}
 		if now := w.Clock.Now(); now.After(leased.Add(-w.lease() / 2)) {
@@ -60,7 +67,15 @@ func (w *Worker) runCalls(ctx context.Context, accounts accountCache, jobs []Job
 		}
 		acct, ok := accounts[j.AccountID]
 		wg.Add(1)
-		go func() {
+		if runners < conc {
+			runners++
+			go func() {
+				for call := range calls {
+					call()
+				}
+			}()
+		}
+		calls <- func() {
 			defer wg.Done()
 			defer func() { <-sem }()
 			out := &outcomes[i]
@@ -79,8 +94,9 @@ func (w *Worker) runCalls(ctx context.Context, accounts accountCache, jobs []Job
 			case !errors.As(err, &out.deferred):
 				out.err = err
 			}
-		}()
+		}
 	}
+	close(calls)
 	wg.Wait()
 	recordErrs := records.close()
 
