@@ -14,6 +14,7 @@ import (
 	"github.com/frontdesk/frontdesk/internal/dashboard"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/errs"
+	"github.com/frontdesk/frontdesk/internal/locale"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/frontdesk/frontdesk/internal/httpapi"
@@ -78,6 +79,9 @@ func cmdServe(ctx context.Context, args []string, env *Env) error {
 	if *demo && pub == "" {
 		pub = url
 	}
+	// The language catalogue is read at its first use; a server reads it
+	// now, so that its first page or refusal does not wait for it.
+	locale.Catalogue()
 	store, err := openStoreWith(ctx, *f.dsn, log, db.Options{Log: log, SlowQuery: *slowQuery})
 	if err != nil {
 		return err
