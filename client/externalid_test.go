@@ -2,6 +2,7 @@ package client
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 )
 
@@ -62,4 +63,28 @@ func FuzzExternalID(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkDecodeIngestAnswer decodes a 500-row batch answer, as a CLI
+// import does between two batches.
+func BenchmarkDecodeIngestAnswer(b *testing.B) {
+	rows := make([]map[string]any, 500)
+	for i := range rows {
+		id := 1000 + i
+		rows[i] = map[string]any{"index": i, "external_id": fmt.Sprintf("r-%d", i), "status": "created", "client_id": id,
+			"matched_by": nil, "errors": []any{}, "pipeline": map[string]any{"status": "added", "client_state_id": id}, "existing_client": nil}
+	}
+	body, err := json.Marshal(map[string]any{"dry_run": false, "input_node_uuid": "6f1c9a52-3b7e-4d2a-9c41-2f8e5d7a1b01",
+		"pipeline_id": 1, "stage_id": 1, "summary": map[string]any{"total": 500, "created": 500, "pipeline_added": 500}, "results": rows})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var out IngestBatchResult
+		if err := json.Unmarshal(body, &out); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
