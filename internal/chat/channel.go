@@ -166,9 +166,8 @@ func RecordChannelMessages(ctx context.Context, tx *db.Tx, acct account.Account,
 	}
 	seen := map[key]bool{}
 	for channel, ids := range byChannel {
-		in, args := db.In(ids)
-		rows, err := tx.Query(ctx, `SELECT provider_message_id FROM messages WHERE channel_id = ? AND provider_message_id IN `+in+` AND account_id = ?`,
-			append(append([]any{channel}, args...), acct.ID)...)
+		q, args := recordedQuery(acct.ID, channel, ids)
+		rows, err := tx.Query(ctx, q, args...)
 		if err != nil {
 			return fmt.Errorf("find provider messages: %w", err)
 		}
@@ -207,10 +206,8 @@ func RecordChannelMessages(ctx context.Context, tx *db.Tx, acct account.Account,
 	}
 	newest := map[key][2]int64{} // last message, id
 	for channel, list := range nationals {
-		in, args := db.In(list)
-		rows, err := tx.Query(ctx, `SELECT id, phone_national, last_message_at FROM conversations
-			WHERE account_id = ? AND channel_id = ? AND phone_national IN `+in+` AND last_message_at >= ? AND status NOT IN ('resolved', 'expired')`,
-			append(append([]any{acct.ID, channel}, args...), db.Micros(now.Add(-OpenWindow)))...)
+		q, args := openQuery(acct.ID, channel, list, now.Add(-OpenWindow))
+		rows, err := tx.Query(ctx, q, args...)
 		if err != nil {
 			return fmt.Errorf("conversations for channel messages: %w", err)
 		}
