@@ -8,11 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/chat"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
-	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
 // A round's lookups by provider id and by phone find what they should, and
@@ -23,17 +21,7 @@ func TestRoundLookupsProbeTheirIndexes(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		ctx := context.Background()
 		now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-		if _, err := (&workspace.Applier{DB: store, Now: func() time.Time { return now }}).Apply(ctx, workspace.Demo()); err != nil {
-			t.Fatal(err)
-		}
-		acct, err := account.BySlug(ctx, store, workspace.DemoSlug)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var channel int64
-		if err := store.QueryRow(ctx, `SELECT id FROM channels WHERE account_id = ? ORDER BY id LIMIT 1`, acct.ID).Scan(&channel); err != nil {
-			t.Fatal(err)
-		}
+		acct, channel := demoChannel(t, store, now)
 		// 20,000 open conversations on the channel, each with a message
 		// that has a provider id.
 		const n = 20000

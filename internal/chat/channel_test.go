@@ -7,11 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frontdesk/frontdesk/internal/account"
 	"github.com/frontdesk/frontdesk/internal/chat"
 	"github.com/frontdesk/frontdesk/internal/db"
 	"github.com/frontdesk/frontdesk/internal/db/dbtest"
-	"github.com/frontdesk/frontdesk/internal/workspace"
 )
 
 // RecordChannelMessages leaves what recording the same messages one by one
@@ -22,17 +20,7 @@ func TestRecordChannelMessagesMatchesOneByOne(t *testing.T) {
 	dbtest.Engines(t, func(t *testing.T, store *db.DB) {
 		ctx := context.Background()
 		now := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
-		if _, err := (&workspace.Applier{DB: store, Now: func() time.Time { return now }}).Apply(ctx, workspace.Demo()); err != nil {
-			t.Fatal(err)
-		}
-		acct, err := account.BySlug(ctx, store, "demo")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var channel int64
-		if err := store.QueryRow(ctx, `SELECT id FROM channels WHERE account_id = ?`, acct.ID).Scan(&channel); err != nil {
-			t.Fatal(err)
-		}
+		acct, channel := demoChannel(t, store, now)
 		msg := func(national, provider, body string, inbound bool, at time.Time) chat.ChannelMessage {
 			return chat.ChannelMessage{ChannelID: channel, Phone: "+34" + national, PhoneNational: national, Inbound: inbound,
 				Content: body, ProviderID: provider, At: at}
@@ -68,7 +56,7 @@ func TestRecordChannelMessagesMatchesOneByOne(t *testing.T) {
 		// A resolved conversation is not joined.
 		store.Exec(ctx, `UPDATE conversations SET status = 'resolved' WHERE phone_national IN ('611000002', '622000002')`)
 		at := now.Add(2 * time.Hour)
-		err = store.Transact(ctx, func(tx *db.Tx) error {
+		err := store.Transact(ctx, func(tx *db.Tx) error {
 			if _, _, _, err := chat.RecordChannelMessage(ctx, tx, acct, msg("611000002", "", "otra", false, at), at); err != nil {
 				return err
 			}
