@@ -15,14 +15,7 @@ import (
 // is not; a schema change under a cached statement is picked up.
 func TestStatementCache(t *testing.T) {
 	ctx := context.Background()
-	store, err := Open(ctx, filepath.Join(t.TempDir(), "cache.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if _, err := store.Exec(ctx, `CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)`); err != nil {
-		t.Fatal(err)
-	}
+	store := sqliteWithTable(t)
 	insert := `INSERT INTO t (id, v) VALUES (?, ?)`
 	for i := int64(1); i <= 3; i++ {
 		if err := store.Transact(ctx, func(tx *Tx) error {
@@ -107,14 +100,7 @@ func TestPostgresArrayStatementsArePlannedPerCall(t *testing.T) {
 // statement and one 20-row statement in the cache.
 func TestInsertManyKeepsItsStatements(t *testing.T) {
 	ctx := context.Background()
-	store, err := Open(ctx, filepath.Join(t.TempDir(), "bulk.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if _, err := store.Exec(ctx, `CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)`); err != nil {
-		t.Fatal(err)
-	}
+	store := sqliteWithTable(t)
 	for call := 0; call < 2; call++ {
 		rows := make([][]any, 120)
 		for i := range rows {
@@ -141,4 +127,20 @@ func TestInsertManyKeepsItsStatements(t *testing.T) {
 	if len(sizes) != 2 || sizes[sqliteRowsPerInsert] != 1 || sizes[120%sqliteRowsPerInsert] != 1 {
 		t.Errorf("cached inserts by rows: %v; want one of %d rows and one of %d", sizes, sqliteRowsPerInsert, 120%sqliteRowsPerInsert)
 	}
+}
+
+// sqliteWithTable opens a SQLite file of the test's with one table, t (id,
+// v), closed when the test ends.
+func sqliteWithTable(t *testing.T) *DB {
+	t.Helper()
+	ctx := context.Background()
+	store, err := Open(ctx, filepath.Join(t.TempDir(), "t.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if _, err := store.Exec(ctx, `CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	return store
 }
